@@ -1,0 +1,134 @@
+"""Finding the lessons on disk and running one headless, for `course run`.
+
+nbclient does the execution; this module adds what an instructor needs around it:
+lesson names instead of paths, quick mode as a flag, a progress bar over cells, an
+output file that never replaces the lesson itself, and an error that names the cell.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+
+from course_helpers.quick import QUICK_MODE_VARIABLE
+
+LANGUAGES = ("en", "pt-br", "es", "fr")
+
+
+def project_root() -> Path:
+    """The checkout holding ``notebooks/``: the working folder or one above it, else the package's."""
+    candidates = [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]
+    for folder in candidates:
+        if (folder / "notebooks" / "en").is_dir():
+            return folder
+    raise FileNotFoundError(
+        "Cannot find the course's notebooks/en folder. Run this command inside the "
+        "course repository (the folder with notebooks/ and README.md)."
+    )
+
+
+def lesson_names(language: str = "en") -> list[str]:
+    """Lesson names in order, e.g. ``['01_replay_buffers', '02_dqn_cartpole', ...]``."""
+    folder = project_root() / "notebooks" / _check_language(language)
+    return sorted(p.stem for p in folder.glob("[0-9][0-9]_*.ipynb"))
+
+
+def lesson_path(name: str, language: str = "en") -> Path:
+    """Resolve ``02_dqn_cartpole``, ``02`` or ``dqn_cartpole`` to the notebook's path."""
+    names = lesson_names(language)
+    stem = Path(name).stem
+    matches = [n for n in names if stem in (n, n[:2], n[3:])]
+    if len(matches) != 1:
+        close = difflib.get_close_matches(stem, names + [n[3:] for n in names], n=2, cutoff=0.5)
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+        raise ValueError(
+            f"Unknown lesson {name!r} in {language}.{hint} Lessons: {', '.join(names)}."
+        )
+    return project_root() / "notebooks" / language / f"{matches[0]}.ipynb"
+
+
+def _check_language(language: str) -> str:
+    if language not in LANGUAGES:
+        raise ValueError(f"Unknown language {language!r}. Choose one of: {', '.join(LANGUAGES)}.")
+    return language
+
+
+@contextmanager
+def _environment(**variables: str):
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+class LessonFailed(RuntimeError):
+    """A lesson stopped with an error; the message names the cell."""
+
+
+def run_lesson(
+    name: str,
+    language: str = "en",
+    output: str | os.PathLike | None = None,
+    quick: bool = False,
+    cell_timeout: int = 1800,
+    show_progress: bool = True,
+) -> Path:
+    """Execute a lesson top to bottom and write the executed copy to ``output``.
+
+    The default output is ``runs/<language>/<lesson>.ipynb`` in the repository. The
+    lesson itself is never overwritten. If a cell fails, the executed copy is still
+    written (with the error in it) and :class:`LessonFailed` names the cell.
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    from tqdm.auto import tqdm
+
+    source = lesson_path(name, language)
+    target = Path(output) if output else project_root() / "runs" / language / source.name
+    if target.resolve() == source.resolve():
+        raise ValueError(
+            f"Refusing to write the executed notebook over the lesson itself ({source}). "
+            "Choose another --output path."
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    notebook = nbformat.read(source, as_version=4)
+    code_cells = sum(cell.cell_type == "code" for cell in notebook.cells)
+    bar = tqdm(total=code_cells, desc=source.stem, unit="cell", disable=not show_progress)
+    client = NotebookClient(
+        notebook,
+        timeout=cell_timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(source.parent)}},
+        on_cell_executed=lambda **_: bar.update(1),
+    )
+    failure = None
+    with _environment(**{QUICK_MODE_VARIABLE: "1" if quick else "0"}):
+        try:
+            client.execute()
+        except CellExecutionError as error:
+            failure = error
+        finally:
+            bar.close()
+            nbformat.write(notebook, target)
+    if failure is not None:
+        index, cell = next(
+            ((i, c) for i, c in enumerate(notebook.cells)
+             if any(o.get("output_type") == "error" for o in c.get("outputs", []))),
+            (None, None),
+        )
+        where = f"cell {index} (id {cell.get('id')!r})" if cell is not None else "a cell"
+        raise LessonFailed(
+            f"{source.name} failed in {where}; the executed notebook with the error is "
+            f"in {target}.\n{failure}"
+        )
+    return target

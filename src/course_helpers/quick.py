@@ -1,0 +1,126 @@
+"""Quick mode: one switch that shrinks a lesson's loops so CI can run it in minutes.
+
+A lesson shows its real hyperparameters in one cell and lists, in the same cell, the
+few values quick mode replaces. Learners get the full values; CI sets
+``COURSE_QUICK=1`` and gets a run that exercises every line in a fraction of the time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+#: The environment variable that turns quick mode on.
+QUICK_MODE_VARIABLE = "COURSE_QUICK"
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"", "0", "false", "no", "off"}
+
+
+def is_quick_mode() -> bool:
+    """True when ``COURSE_QUICK`` is set to 1/true/yes/on, False when unset or 0/false/no/off."""
+    raw = os.environ.get(QUICK_MODE_VARIABLE, "")
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(
+        f"{QUICK_MODE_VARIABLE}={raw!r} is not understood. Set it to 1 for quick mode "
+        f"or 0 (or leave it unset) for the full run."
+    )
+
+
+class Hyperparameters(Mapping[str, Any]):
+    """A lesson's hyperparameters, read as attributes: ``hp.batch_size``.
+
+    It remembers the full values, so the notebook can show what quick mode changed.
+    """
+
+    def __init__(self, full: Mapping[str, Any], quick_values: Mapping[str, Any], quick_mode: bool):
+        self._full = dict(full)
+        self._quick = dict(quick_values)
+        self.quick_mode = quick_mode
+        self._values = {**self._full, **(self._quick if quick_mode else {})}
+
+    def __getattr__(self, name: str) -> Any:
+        values = self.__dict__.get("_values", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(
+            f"There is no hyperparameter named {name!r}. Known: {', '.join(sorted(values))}."
+        )
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def _rows(self) -> list[tuple[str, str, str]]:
+        rows = []
+        for name, value in self._values.items():
+            note = ""
+            if self.quick_mode and name in self._quick:
+                full = self._full[name]
+                note = f"quick mode (full: {full:,})" if isinstance(full, int) and not isinstance(
+                    full, bool
+                ) else f"quick mode (full: {full})"
+            shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+            rows.append((name, shown, note))
+        return rows
+
+    def __repr__(self) -> str:
+        rows = self._rows()
+        width = max((len(name) for name, _, _ in rows), default=0)
+        lines = [f"{name:<{width}}  {value}  {note}".rstrip() for name, value, note in rows]
+        header = "Quick mode is ON: the values marked below are shrunk for a fast run." if self.quick_mode else (
+            "Full-size run (quick mode is off)."
+        )
+        return "\n".join([header, *lines])
+
+    def _repr_html_(self) -> str:
+        import html
+
+        body = "".join(
+            f"<tr><td><code>{html.escape(n)}</code></td><td>{html.escape(v)}</td>"
+            f"<td>{html.escape(note)}</td></tr>"
+            for n, v, note in self._rows()
+        )
+        header = html.escape(repr(self).splitlines()[0])
+        return f"<p>{header}</p><table><tbody>{body}</tbody></table>"
+
+
+def hyperparameters(*, quick: Mapping[str, Any] | None = None, **full: Any) -> Hyperparameters:
+    """Collect a lesson's hyperparameters; in quick mode, the ``quick`` values win.
+
+    Args:
+        quick: the values quick mode replaces. Every key must also be a full
+            hyperparameter, with a value of the same type.
+        **full: the real hyperparameters, as a learner runs them.
+
+    Example:
+        >>> hp = hyperparameters(num_iterations=20_000, batch_size=64,
+        ...                      quick=dict(num_iterations=300))
+        >>> hp.batch_size
+        64
+    """
+    quick = dict(quick or {})
+    unknown = sorted(set(quick) - set(full))
+    if unknown:
+        raise ValueError(
+            f"quick=... names {', '.join(map(repr, unknown))}, which "
+            f"{'is' if len(unknown) == 1 else 'are'} not among the hyperparameters "
+            f"({', '.join(full)}). Check the spelling, or add the full value too."
+        )
+    for name, value in quick.items():
+        if type(value) is not type(full[name]):
+            raise TypeError(
+                f"Quick value for {name!r} is {type(value).__name__} but the full value is "
+                f"{type(full[name]).__name__}; give both the same type."
+            )
+    return Hyperparameters(full, quick, is_quick_mode())

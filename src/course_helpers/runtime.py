@@ -1,0 +1,158 @@
+"""Runtime set-up for the lessons: what must happen before TensorFlow is imported.
+
+Some settings only take effect if they are in the environment when TensorFlow, Keras
+or pygame first load (for example which Keras tf-agents gets, or whether pygame looks
+for a screen). A lesson's first code cell therefore calls :func:`setup` before any
+other import, and everything else in the lesson can assume a quiet, headless runtime.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import shutil
+import sys
+import warnings
+from dataclasses import dataclass
+
+from course_helpers import quick
+
+#: Environment variables the lessons need, set only where the learner has not set them.
+RUNTIME_VARIABLES: dict[str, str] = {
+    # Hide TensorFlow's C++ start-up chatter. TensorFlow 2.15 logs harmless "Unable to
+    # register cuDNN factory" lines at ERROR level on every import, so only FATAL stays;
+    # real failures still reach the learner as Python exceptions.
+    "TF_CPP_MIN_LOG_LEVEL": "3",
+    # gym 0.23 draws CartPole with pygame, which opens a window even for rgb arrays.
+    # The dummy driver renders off screen, so no display server is needed.
+    "SDL_VIDEODRIVER": "dummy",
+    # Without a sound card pygame prints ALSA errors into the notebook.
+    "SDL_AUDIODRIVER": "dummy",
+    "PYGAME_HIDE_SUPPORT_PROMPT": "1",
+}
+
+# Warnings the pinned stack prints on every run that a learner cannot act on.
+_NOISY_WARNINGS: tuple[tuple[str, type[Warning]], ...] = (
+    ("gym", DeprecationWarning),
+    ("gym", UserWarning),
+    ("tensorflow", DeprecationWarning),
+    ("tensorflow_probability", DeprecationWarning),
+    ("tf_agents", DeprecationWarning),
+    ("tensorflow.python.saved_model.nested_structure_coder", UserWarning),
+    ("pybullet_envs", DeprecationWarning),
+    ("pkg_resources", DeprecationWarning),
+    ("pygame", UserWarning),
+    # Python 3.11 flags "x is ()" comparisons in tf-agents and gym when it compiles them.
+    (r".*(tf_agents|gym)", SyntaxWarning),
+)
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What :func:`setup` configured, shown to the learner as one line."""
+
+    display: str
+    quick_mode: bool
+
+    def __str__(self) -> str:
+        mode = "on (CI-sized run)" if self.quick_mode else "off (full-size run)"
+        return f"Runtime ready: rendering with {self.display}; quick mode {mode}."
+
+
+def setup(virtual_display: bool = False) -> Runtime:
+    """Prepare a quiet, headless runtime. Call it before importing TensorFlow.
+
+    Args:
+        virtual_display: start an Xvfb virtual screen as well (needs the ``xvfb``
+            system package). The lessons do not need one: CartPole renders with SDL's
+            dummy driver and pybullet with its CPU renderer.
+
+    Example:
+        >>> import course_helpers as course
+        >>> print(course.setup())  # doctest: +ELLIPSIS
+        Runtime ready: ...
+    """
+    variables = {**RUNTIME_VARIABLES, **_keras_variables()}
+    late = [
+        name
+        for name in ("TF_USE_LEGACY_KERAS", "SDL_VIDEODRIVER")
+        if name in variables and name not in os.environ and _imported_before(name)
+    ]
+    for name, value in variables.items():
+        os.environ.setdefault(name, value)
+    if late:
+        warnings.warn(
+            "course_helpers.setup() ran after TensorFlow or pygame was imported, so "
+            f"{', '.join(late)} may not take effect. Restart the kernel and run the "
+            "set-up cell first.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    for module, category in _NOISY_WARNINGS:
+        warnings.filterwarnings("ignore", category=category, module=module)
+
+    display = "SDL's dummy video driver (no screen needed)"
+    if virtual_display:
+        display = start_virtual_display()
+    return Runtime(display=display, quick_mode=quick.is_quick_mode())
+
+
+def _keras_variables() -> dict[str, str]:
+    """Select Keras 2 where the tf-keras package provides it.
+
+    tf-agents 0.19 is written for Keras 2. TensorFlow 2.15 ships Keras 2 itself, and
+    there tf-agents fails if asked for legacy Keras without tf-keras installed. From
+    TensorFlow 2.16 on, Keras 3 is the default and tf-keras must be selected.
+    """
+    if importlib.util.find_spec("tf_keras") is None:
+        return {}
+    return {"TF_USE_LEGACY_KERAS": "1"}
+
+
+def _imported_before(variable: str) -> bool:
+    module = "tensorflow" if variable.startswith("TF_") else "pygame"
+    return module in sys.modules
+
+
+_virtual_display = None
+
+
+def start_virtual_display(size: tuple[int, int] = (1024, 768)) -> str:
+    """Start one Xvfb screen for this process (once) and point ``DISPLAY`` at it.
+
+    Useful for environments that render through OpenGL windows. Raises a
+    :class:`RuntimeError` with the install command when Xvfb is missing.
+    """
+    global _virtual_display
+    if _virtual_display is None:
+        if shutil.which("Xvfb") is None:
+            raise RuntimeError(
+                "A virtual display needs Xvfb, which is not installed. Install it with "
+                "'sudo apt-get install xvfb' (Debian/Ubuntu), or call "
+                "course.setup() without virtual_display=True: the lessons do not need it."
+            )
+        from pyvirtualdisplay import Display
+
+        _virtual_display = Display(visible=False, size=size)
+        _virtual_display.start()
+    return f"an Xvfb virtual display ({os.environ.get('DISPLAY', '?')})"
+
+
+def seed_everything(seed: int) -> int:
+    """Seed Python, NumPy and TensorFlow so that a run can be repeated.
+
+    Environments are seeded separately, in the lesson, because that is where a
+    learner sees them created. GPU kernels and threads can still differ slightly
+    between runs; on CPU two runs with the same seed match closely.
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}.")
+    random.seed(seed)
+    import numpy as np
+
+    np.random.seed(seed)
+    import tensorflow as tf
+
+    tf.random.set_seed(seed)
+    return seed

@@ -1,0 +1,102 @@
+"""Videos of a policy playing an environment, written as mp4 and shown in the notebook.
+
+Frames come from the environment's own renderer, imageio with its ffmpeg plugin (which
+ships its own ffmpeg binary) writes the mp4, and the file is embedded as a base64
+``<video>`` tag so it plays in JupyterLab, Colab and exported HTML alike.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from course_helpers.environments import play
+
+#: Videos larger than this are not embedded: they would bloat the notebook file.
+DEFAULT_MAX_MEGABYTES = 10.0
+
+
+def record_episodes(
+    env: Any, policy: Any, num_episodes: int = 3, max_steps_per_episode: int | None = None
+) -> list[np.ndarray]:
+    """Play episodes with ``policy`` and return every rendered frame (H x W x 3, uint8)."""
+    return [
+        py_env.render() for py_env, _ in play(env, policy, num_episodes, max_steps_per_episode)
+    ]
+
+
+def write_mp4(frames: Sequence[np.ndarray], path: str | os.PathLike, fps: int = 30) -> Path:
+    """Write RGB frames to an mp4 file with imageio-ffmpeg and return its path."""
+    import imageio.v2 as imageio
+
+    path = Path(path)
+    if len(frames) == 0:
+        raise ValueError(
+            f"No frames to write to {path}: the episode produced none. Check that the "
+            "environment renders (env.render() after env.reset()) and that the policy ran."
+        )
+    first = np.asarray(frames[0])
+    if first.ndim != 3 or first.shape[-1] != 3:
+        raise ValueError(
+            f"Frames must be RGB images of shape (height, width, 3); frame 0 has shape {first.shape}."
+        )
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise FileNotFoundError(f"Cannot write {path}: the folder {directory} does not exist.")
+    if not os.access(directory, os.W_OK):
+        raise PermissionError(
+            f"Cannot write {path}: the folder {directory} is not writable. Choose a path "
+            "in a folder you own, for example the notebook's working folder."
+        )
+    with imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=2,
+                            ffmpeg_log_level="error") as writer:
+        for index, frame in enumerate(frames):
+            frame = np.asarray(frame)
+            if frame.shape != first.shape:
+                raise ValueError(
+                    f"All frames must have the same shape: frame 0 is {first.shape}, "
+                    f"frame {index} is {frame.shape}."
+                )
+            writer.append_data(frame.astype(np.uint8, copy=False))
+    return path
+
+
+def embed_mp4(path: str | os.PathLike, max_megabytes: float = DEFAULT_MAX_MEGABYTES):
+    """Return an HTML ``<video>`` element that plays the mp4 inside the notebook."""
+    from IPython.display import HTML
+
+    path = Path(path)
+    size = path.stat().st_size / 1e6
+    if size > max_megabytes:
+        raise ValueError(
+            f"{path} is {size:.1f} MB, more than the {max_megabytes:g} MB limit for embedding "
+            "a video in a notebook. Record fewer episodes or steps, or raise max_megabytes."
+        )
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return HTML(
+        '<video width="480" controls autoplay loop muted>'
+        f'<source src="data:video/mp4;base64,{data}" type="video/mp4"></video>'
+    )
+
+
+def record_video(
+    env: Any,
+    policy: Any,
+    path: str | os.PathLike,
+    num_episodes: int = 3,
+    fps: int = 30,
+    max_steps_per_episode: int | None = None,
+    max_megabytes: float = DEFAULT_MAX_MEGABYTES,
+):
+    """Record ``policy`` playing ``env``, save it to ``path`` and return a player for the notebook.
+
+    Example:
+        >>> record_video("CartPole-v0", agent.policy, "trained_agent.mp4")  # doctest: +SKIP
+    """
+    frames = record_episodes(env, policy, num_episodes, max_steps_per_episode)
+    return embed_mp4(write_mp4(frames, path, fps), max_megabytes)
