@@ -82,12 +82,15 @@ def run_lesson(
     quick: bool = False,
     cell_timeout: int = 1800,
     show_progress: bool = True,
+    extra_code: str | None = None,
 ) -> Path:
     """Execute a lesson top to bottom and write the executed copy to ``output``.
 
     The default output is ``runs/<language>/<lesson>.ipynb`` in the repository. The
     lesson itself is never overwritten. If a cell fails, the executed copy is still
     written (with the error in it) and :class:`LessonFailed` names the cell.
+    ``extra_code`` is run as one more cell at the end (the benchmark uses it to read
+    the lesson's figures); it goes into the executed copy only.
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -102,6 +105,8 @@ def run_lesson(
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     notebook = nbformat.read(source, as_version=4)
+    if extra_code:
+        notebook.cells.append(nbformat.v4.new_code_cell(extra_code))
     code_cells = sum(cell.cell_type == "code" for cell in notebook.cells)
     bar = tqdm(total=code_cells, desc=source.stem, unit="cell", disable=not show_progress)
     client = NotebookClient(

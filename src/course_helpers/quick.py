@@ -14,6 +14,11 @@ from typing import Any
 #: The environment variable that turns quick mode on.
 QUICK_MODE_VARIABLE = "COURSE_QUICK"
 
+#: Sets chosen hyperparameters without editing the lesson, e.g.
+#: ``COURSE_HYPERPARAMETERS="num_iterations=5000,eval_interval=1000"``. For benchmarks
+#: and for instructors who want a shorter run in class. It wins over quick mode.
+OVERRIDES_VARIABLE = "COURSE_HYPERPARAMETERS"
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
 
@@ -38,11 +43,18 @@ class Hyperparameters(Mapping[str, Any]):
     It remembers the full values, so the notebook can show what quick mode changed.
     """
 
-    def __init__(self, full: Mapping[str, Any], quick_values: Mapping[str, Any], quick_mode: bool):
+    def __init__(
+        self,
+        full: Mapping[str, Any],
+        quick_values: Mapping[str, Any],
+        quick_mode: bool,
+        overridden: Mapping[str, Any] | None = None,
+    ):
         self._full = dict(full)
         self._quick = dict(quick_values)
+        self._overridden = dict(overridden or {})
         self.quick_mode = quick_mode
-        self._values = {**self._full, **(self._quick if quick_mode else {})}
+        self._values = {**self._full, **(self._quick if quick_mode else {}), **self._overridden}
 
     def __getattr__(self, name: str) -> Any:
         values = self.__dict__.get("_values", {})
@@ -65,13 +77,11 @@ class Hyperparameters(Mapping[str, Any]):
         rows = []
         for name, value in self._values.items():
             note = ""
-            if self.quick_mode and name in self._quick:
-                full = self._full[name]
-                note = f"quick mode (full: {full:,})" if isinstance(full, int) and not isinstance(
-                    full, bool
-                ) else f"quick mode (full: {full})"
-            shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
-            rows.append((name, shown, note))
+            if name in self._overridden:
+                note = f"set by {OVERRIDES_VARIABLE} (full: {_show(self._full[name])})"
+            elif self.quick_mode and name in self._quick:
+                note = f"quick mode (full: {_show(self._full[name])})"
+            rows.append((name, _show(value), note))
         return rows
 
     def __repr__(self) -> str:
@@ -93,6 +103,31 @@ class Hyperparameters(Mapping[str, Any]):
         )
         header = html.escape(repr(self).splitlines()[0])
         return f"<p>{header}</p><table><tbody>{body}</tbody></table>"
+
+
+def overrides(full: Mapping[str, Any]) -> dict[str, Any]:
+    """Parse ``COURSE_HYPERPARAMETERS`` against the full values (names and types must match)."""
+    raw = os.environ.get(OVERRIDES_VARIABLE, "").strip()
+    result: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or name not in full:
+            raise ValueError(
+                f"{OVERRIDES_VARIABLE}: cannot use {item!r}. Write name=value pairs separated "
+                f"by commas, with names from: {', '.join(full)}."
+            )
+        kind = type(full[name])
+        try:
+            value = float(text) if kind is float else int(text.replace("_", "")) if kind is int else None
+        except ValueError:
+            value = None
+        if value is None:
+            raise ValueError(
+                f"{OVERRIDES_VARIABLE}: {name} must be a {kind.__name__}, got {text.strip()!r}."
+            )
+        result[name] = value
+    return result
 
 
 def hyperparameters(*, quick: Mapping[str, Any] | None = None, **full: Any) -> Hyperparameters:
@@ -123,4 +158,9 @@ def hyperparameters(*, quick: Mapping[str, Any] | None = None, **full: Any) -> H
                 f"Quick value for {name!r} is {type(value).__name__} but the full value is "
                 f"{type(full[name]).__name__}; give both the same type."
             )
-    return Hyperparameters(full, quick, is_quick_mode())
+    return Hyperparameters(full, quick, is_quick_mode(), overrides(full))
+
+
+def _show(value: Any) -> str:
+    """Integers with thousands separators (20,000), everything else as str()."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)

@@ -9,6 +9,7 @@ other import, and everything else in the lesson can assume a quiet, headless run
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import random
 import shutil
@@ -92,10 +93,35 @@ def setup(virtual_display: bool = False) -> Runtime:
     for module, category in _NOISY_WARNINGS:
         warnings.filterwarnings("ignore", category=category, module=module)
 
+    _quiet_absl()
+
     display = "SDL's dummy video driver (no screen needed)"
     if virtual_display:
         display = start_virtual_display()
     return Runtime(display=display, quick_mode=quick.is_quick_mode())
+
+
+# Lines that TensorFlow logs through absl each time a policy is saved as a SavedModel
+# (the Learner's PolicySavedModelTrigger does so on a schedule): they report that it
+# renamed signature inputs such as "0/step_type", which is expected and harmless.
+_SAVED_MODEL_NAME_NOTES = (
+    "is not a valid tf.function parameter name",
+    "with unsupported characters which will be renamed",
+)
+
+
+def _drop_saved_model_name_notes(record: logging.LogRecord) -> bool:
+    message = record.getMessage()
+    return not any(note in message for note in _SAVED_MODEL_NAME_NOTES)
+
+
+def _quiet_absl() -> None:
+    """Drop only the SavedModel renaming notes; every other absl message still shows."""
+    try:
+        from absl import logging as absl_logging
+    except ImportError:  # absl comes with TensorFlow; without it there is nothing to quiet.
+        return
+    absl_logging.get_absl_logger().addFilter(_drop_saved_model_name_notes)
 
 
 def _keras_variables() -> dict[str, str]:
