@@ -19,8 +19,9 @@ test: setup
 test-unit: setup
 	$(BIN)/python -m pytest -m unit tests
 
+# tests/ is always named so that tests/conftest.py loads (quick mode, markers).
 test-notebooks: setup
-	$(BIN)/python -m pytest -m notebook notebooks/en
+	$(BIN)/python -m pytest -m notebook tests notebooks/en
 
 # Headless run of one lesson: make run LESSON=02_dqn_cartpole [QUICK=1]
 run: setup

@@ -6,7 +6,7 @@ Importing this package imports neither TensorFlow nor pygame.
 
 from course_helpers.metrics import average_return
 from course_helpers.plots import plot_returns
-from course_helpers.progress import progress
+from course_helpers.progress import progress, progress_observer
 from course_helpers.quick import hyperparameters, is_quick_mode
 from course_helpers.runtime import seed_everything, setup
 from course_helpers.video import embed_mp4, record_episodes, record_video, write_mp4
@@ -18,6 +18,7 @@ __all__ = [
     "is_quick_mode",
     "plot_returns",
     "progress",
+    "progress_observer",
     "record_episodes",
     "record_video",
     "seed_everything",

@@ -9,7 +9,8 @@ sentence that says what to fix instead of a stack trace from deep inside TensorF
 from __future__ import annotations
 
 import difflib
-import weakref
+import importlib.util
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,7 +48,7 @@ def load(name: str, **kwargs: Any):
     if name not in names:
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-        if name.startswith(_PYBULLET_PREFIXES):
+        if name.startswith(_PYBULLET_PREFIXES) and importlib.util.find_spec("pybullet_envs") is None:
             hint += " pybullet environments need the pybullet package: pip install pybullet."
         raise ValueError(f"Unknown environment {name!r}.{hint}")
     if name.startswith(_PYBULLET_PREFIXES):
@@ -89,8 +90,11 @@ def as_py_environment(env: Any):
 
 
 # A TF policy wrapped once and reused, so that evaluating it every 1,000 steps does not
-# trace a new tf.function each time (tracing costs about a second).
-_py_policies: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+# trace a new tf.function each time (tracing costs about a second). The wrapper holds
+# its policy, so a weak-keyed cache would never let go; instead the cache keeps only the
+# few most recently used policies (a lesson evaluates one or two), keyed by identity.
+_PY_POLICY_CACHE_SIZE = 4
+_py_policies: "OrderedDict[int, tuple[Any, Any]]" = OrderedDict()
 
 
 def as_py_policy(policy: Any):
@@ -100,9 +104,14 @@ def as_py_policy(policy: Any):
     if isinstance(policy, py_policy.PyPolicy):
         return policy
     if isinstance(policy, tf_policy.TFPolicy):
-        if policy not in _py_policies:
-            _py_policies[policy] = py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True)
-        return _py_policies[policy]
+        cached = _py_policies.get(id(policy))
+        if cached is None or cached[0] is not policy:
+            wrapper = py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True)
+            cached = _py_policies[id(policy)] = (policy, wrapper)
+        _py_policies.move_to_end(id(policy))
+        while len(_py_policies) > _PY_POLICY_CACHE_SIZE:
+            _py_policies.popitem(last=False)
+        return cached[1]
     raise TypeError(f"Expected a TF-Agents policy, got {type(policy).__name__}.")
 
 

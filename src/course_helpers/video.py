@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from course_helpers.environments import as_py_environment, play
+from course_helpers.progress import progress
 
 #: Videos larger than this are not embedded: they would bloat the notebook file.
 DEFAULT_MAX_MEGABYTES = 10.0
@@ -55,11 +56,9 @@ def record_episodes(
     pybullet's Minitaur is filmed at :data:`PYBULLET_FRAME_SIZE` to keep recording fast.
     """
     env = as_py_environment(env)
+    steps = play(env, policy, num_episodes, max_steps_per_episode)
     with _pybullet_frame_size(env, PYBULLET_FRAME_SIZE):
-        return [
-            py_env.render()
-            for py_env, _ in play(env, policy, num_episodes, max_steps_per_episode)
-        ]
+        return [py_env.render() for py_env, _ in progress(steps, "Filming", unit="frame", leave=False)]
 
 
 def write_mp4(frames: Sequence[np.ndarray], path: str | os.PathLike, fps: int = 30) -> Path:

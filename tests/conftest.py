@@ -1,0 +1,92 @@
+"""Shared set-up for the unit tests and for the lessons that nbval collects.
+
+The environment defaults come first: they only take effect if they are in place before
+anything imports TensorFlow or pygame, and the kernels nbval starts inherit them.
+Each is a default, so a user can still override it on the command line.
+"""
+
+import os
+
+# Lessons collected by nbval run in quick mode unless the user says otherwise.
+os.environ.setdefault("COURSE_QUICK", "1")
+# Plots render to memory; there is no screen.
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+# The same runtime the lessons' first cell sets up (headless SDL, quiet TensorFlow, legacy
+# Keras only where tf-keras exists), applied before anything imports TensorFlow or pygame.
+# The kernels nbval starts inherit these variables.
+import course_helpers  # noqa: E402
+
+course_helpers.setup()
+
+import pytest  # noqa: E402
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark lessons collected by nbval `notebook` and every other test `unit`."""
+    for item in items:
+        if str(item.fspath).endswith(".ipynb"):
+            item.add_marker(pytest.mark.notebook)
+        elif item.get_closest_marker("notebook") is None:
+            item.add_marker(pytest.mark.unit)
+
+
+@pytest.fixture(scope="session")
+def cartpole():
+    """One CartPole-v0 Python environment (TF-Agents' gym suite), shared by the tests.
+
+    Tests reset it before use; none relies on the state another test left behind.
+    """
+    from tf_agents.environments import suite_gym
+
+    env = suite_gym.load("CartPole-v0")
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="session")
+def random_policy(cartpole):
+    """A random Python policy built from CartPole's own specs."""
+    from tf_agents.policies import random_py_policy
+
+    return random_py_policy.RandomPyPolicy(cartpole.time_step_spec(), cartpole.action_spec())
+
+
+def write_notebook(path, *sources):
+    """Write a notebook of code cells (nbformat v4, with cell ids) for the python3 kernel."""
+    import nbformat
+    from nbformat import v4
+
+    notebook = v4.new_notebook(cells=[v4.new_code_cell(source) for source in sources])
+    notebook.metadata["kernelspec"] = {
+        "name": "python3", "display_name": "Python 3", "language": "python"
+    }
+    nbformat.write(notebook, path)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A throw-away course checkout, made the working folder.
+
+    notebooks/en holds two lessons, 01_hello (prints COURSE_QUICK) and 02_broken (its
+    cell 1 divides by zero), and scratch.ipynb, which is no lesson.
+    """
+    root = tmp_path / "course"
+    en = root / "notebooks" / "en"
+    en.mkdir(parents=True)
+    write_notebook(en / "01_hello.ipynb", "import os\nprint(os.environ.get('COURSE_QUICK'))")
+    write_notebook(en / "02_broken.ipynb", "print('before')", "1 / 0", "print('never')")
+    write_notebook(en / "scratch.ipynb", "print('not a lesson')")
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def close_figures():
+    """Close every matplotlib figure a test opened."""
+    import matplotlib.pyplot as plt
+
+    yield plt
+    plt.close("all")

@@ -1,0 +1,70 @@
+"""Training-progress plots, labelled the same way in every lesson."""
+
+import matplotlib
+import numpy as np
+import pytest
+
+from course_helpers.plots import plot_returns
+
+STEPS = [0, 1000, 2000]
+RETURNS = [9.4, 57.0, 200.0]
+
+
+def test_plots_render_with_a_headless_backend():
+    assert matplotlib.get_backend().lower() == "agg"
+
+
+def test_plot_returns_labels_the_axes_and_sets_the_title(close_figures):
+    ax = plot_returns(STEPS, RETURNS, title="DQN on CartPole")
+    assert ax.get_xlabel() == "Training step"
+    assert ax.get_ylabel() == "Average return"
+    assert ax.get_title() == "DQN on CartPole"
+
+
+def test_plot_returns_has_a_default_title(close_figures):
+    assert plot_returns(STEPS, RETURNS).get_title() == "Average return during training"
+
+
+def test_plot_returns_draws_returns_against_steps(close_figures):
+    ax = plot_returns(STEPS, RETURNS)
+    (line,) = ax.get_lines()
+    np.testing.assert_array_equal(line.get_xdata(), STEPS)
+    np.testing.assert_array_equal(line.get_ydata(), RETURNS)
+
+
+def test_plot_returns_draws_a_dashed_target_line_at_the_target(close_figures):
+    ax = plot_returns(STEPS, RETURNS, target=195)
+    lines = ax.get_lines()
+    assert len(lines) == 2
+    target = lines[1]
+    assert set(target.get_ydata()) == {195}
+    assert target.get_linestyle() == "--"
+    assert "target (195)" in [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+def test_plot_returns_draws_no_target_line_without_a_target(close_figures):
+    assert len(plot_returns(STEPS, RETURNS).get_lines()) == 1
+
+
+def test_plot_returns_draws_into_the_given_axes(close_figures):
+    figure, (left, right) = close_figures.subplots(1, 2)
+    assert plot_returns(STEPS, RETURNS, ax=right) is right
+    assert len(right.get_lines()) == 1
+    assert len(left.get_lines()) == 0
+
+
+def test_plot_returns_accepts_numpy_arrays(close_figures):
+    ax = plot_returns(np.array(STEPS), np.array(RETURNS))
+    np.testing.assert_array_equal(ax.get_lines()[0].get_ydata(), RETURNS)
+
+
+def test_plot_returns_rejects_steps_and_returns_of_different_lengths(close_figures):
+    with pytest.raises(ValueError, match="same length") as error:
+        plot_returns([0, 1000], RETURNS)
+    assert "2 steps and 3 returns" in str(error.value)
+    assert close_figures.get_fignums() == []  # fails before opening a figure
+
+
+def test_plot_returns_rejects_empty_input_saying_nothing_was_recorded(close_figures):
+    with pytest.raises(ValueError, match="nothing to plot"):
+        plot_returns([], [])

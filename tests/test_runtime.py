@@ -1,0 +1,163 @@
+"""Runtime set-up: environment variables, seeding and the optional virtual display."""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from course_helpers import runtime
+
+
+@pytest.fixture(scope="module")
+def fresh_process():
+    """What a new Python process sees when it imports course_helpers, then sets up and uses Keras.
+
+    One subprocess (TensorFlow takes seconds to import), started without the variables
+    setup() provides, as a learner's kernel is. tf-agents builds its networks with
+    tf.keras, so tf.keras must still load after setup().
+    """
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import course_helpers
+        report = {"imported": {m: m in sys.modules for m in ("tensorflow", "pygame")}}
+        course_helpers.setup()
+        import tensorflow as tf
+        report["dense"] = tf.keras.layers.Dense(2)(tf.ones((1, 3))).shape.as_list()
+        print(json.dumps(report))
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k not in runtime.RUNTIME_VARIABLES}
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_importing_course_helpers_imports_neither_tensorflow_nor_pygame(fresh_process):
+    assert fresh_process["imported"] == {"tensorflow": False, "pygame": False}
+
+
+def test_after_setup_tensorflow_keras_builds_layers_for_tf_agents(fresh_process):
+    assert fresh_process["dense"] == [1, 2]
+
+
+# Other tests have imported pygame, so removing SDL_VIDEODRIVER makes setup() warn.
+@pytest.mark.filterwarnings("ignore:course_helpers.setup:RuntimeWarning")
+def test_setup_sets_every_runtime_variable_that_is_unset(monkeypatch):
+    for name in runtime.RUNTIME_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    runtime.setup()
+    for name, value in runtime.RUNTIME_VARIABLES.items():
+        assert os.environ[name] == value
+
+
+def test_setup_never_overrides_a_value_the_user_set(monkeypatch):
+    for name in runtime.RUNTIME_VARIABLES:
+        monkeypatch.setenv(name, f"user-{name}")
+    runtime.setup()
+    for name in runtime.RUNTIME_VARIABLES:
+        assert os.environ[name] == f"user-{name}"
+
+
+def test_setup_runs_headless_without_a_display_server():
+    assert runtime.RUNTIME_VARIABLES["SDL_VIDEODRIVER"] == "dummy"
+
+
+def test_setup_reports_quick_mode_from_course_quick(monkeypatch):
+    monkeypatch.setenv("COURSE_QUICK", "1")
+    ready = runtime.setup()
+    assert ready.quick_mode is True
+    assert "quick mode on" in str(ready)
+    monkeypatch.setenv("COURSE_QUICK", "0")
+    ready = runtime.setup()
+    assert ready.quick_mode is False
+    assert "quick mode off" in str(ready)
+
+
+def test_setup_reports_the_dummy_video_driver_when_no_virtual_display_is_asked_for():
+    assert "SDL's dummy video driver" in str(runtime.setup())
+
+
+def test_setup_after_pygame_was_imported_warns_that_the_video_driver_may_not_apply(monkeypatch):
+    import pygame  # noqa: F401
+
+    monkeypatch.delenv("SDL_VIDEODRIVER")
+    with pytest.warns(RuntimeWarning, match="SDL_VIDEODRIVER") as warned:
+        runtime.setup()
+    assert "Restart the kernel" in str(warned[0].message)
+
+
+def test_running_setup_twice_does_not_warn(recwarn):
+    import pygame  # noqa: F401
+    import tensorflow  # noqa: F401
+
+    runtime.setup()
+    runtime.setup()
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_setup_silences_only_the_saved_model_renaming_notes_from_absl(caplog):
+    from absl import logging as absl_logging
+
+    runtime.setup()
+    with caplog.at_level("WARNING", logger="absl"):
+        absl_logging.warning(
+            "Function `action` contains input name(s) 0/step_type with unsupported "
+            "characters which will be renamed to step_type in the SavedModel."
+        )
+        absl_logging.warning("Checkpoint could not be restored.")
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages == ["Checkpoint could not be restored."]
+
+
+def test_start_virtual_display_without_xvfb_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(runtime, "_virtual_display", None)
+    monkeypatch.setattr(runtime.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="apt-get install xvfb"):
+        runtime.start_virtual_display()
+    with pytest.raises(RuntimeError, match="Xvfb"):
+        runtime.setup(virtual_display=True)
+
+
+@pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed on this machine")
+def test_start_virtual_display_starts_xvfb_and_sets_display(monkeypatch):
+    monkeypatch.setattr(runtime, "_virtual_display", None)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    try:
+        description = runtime.start_virtual_display()
+        assert os.environ.get("DISPLAY", "").startswith(":")
+        assert os.environ["DISPLAY"] in description
+        assert runtime.start_virtual_display() == description  # started once, then reused
+    finally:
+        if runtime._virtual_display is not None:
+            runtime._virtual_display.stop()
+
+
+def _draws():
+    import tensorflow as tf
+
+    return random.random(), np.random.rand(3).tolist(), tf.random.uniform((3,)).numpy().tolist()
+
+
+def test_seed_everything_makes_python_numpy_and_tensorflow_draws_repeat():
+    assert runtime.seed_everything(123) == 123
+    first = _draws()
+    runtime.seed_everything(123)
+    assert _draws() == first
+    runtime.seed_everything(124)
+    assert _draws() != first
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "42", None, True])
+def test_seed_everything_rejects_seeds_that_are_not_non_negative_integers(seed):
+    with pytest.raises(ValueError, match="non-negative integer"):
+        runtime.seed_everything(seed)
