@@ -5,7 +5,10 @@
 
 Figures are printed, never asserted: these machines are shared, so timings vary.
 Peak memory is the kernel's own peak resident set size (Reverb and pybullet run
-inside it), read from getrusage at the end of the lesson.
+inside it), read from getrusage at the end of the lesson. Cells that ran 5 s or more
+are listed with their durations, so that, say, an evaluation's cost can be told apart
+from the training loop's.
+COURSE_HYPERPARAMETERS works here too, e.g. for a SAC run shorter than the full one.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from datetime import datetime
 
 from course_helpers import lessons
 
@@ -33,6 +37,16 @@ print("BENCHMARK " + _json.dumps(_report))
 '''
 
 
+def cell_seconds(cell) -> float:
+    """How long a cell ran, from the timestamps nbclient records in its metadata."""
+    timing = cell.metadata.get("execution", {})
+    start, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+    if not (start and end):
+        return 0.0
+    return (datetime.fromisoformat(end.replace("Z", "+00:00"))
+            - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+
+
 def run(name: str, quick: bool) -> dict:
     name = lessons.lesson_path(name).stem
     start = time.perf_counter()
@@ -41,10 +55,12 @@ def run(name: str, quick: bool) -> dict:
     seconds = time.perf_counter() - start
     import nbformat
 
-    last = nbformat.read(path, as_version=4).cells[-1]
-    text = "".join(o.get("text", "") for o in last.outputs if o.get("output_type") == "stream")
+    cells = nbformat.read(path, as_version=4).cells
+    text = "".join(o.get("text", "") for o in cells[-1].outputs if o.get("output_type") == "stream")
     report = json.loads(text.split("BENCHMARK ", 1)[1])
-    return {"lesson": name, "mode": "quick" if quick else "full", "seconds": round(seconds, 1), **report}
+    slow = {cell.id: round(cell_seconds(cell), 1) for cell in cells[:-1] if cell_seconds(cell) >= 5}
+    return {"lesson": name, "mode": "quick" if quick else "full", "seconds": round(seconds, 1),
+            **report, "cells_over_5_s": slow}
 
 
 def main() -> None:

@@ -81,6 +81,27 @@ def test_write_mp4_rejects_frames_of_different_sizes_naming_the_frame(tmp_path):
         video.write_mp4(frames, tmp_path / "clip.mp4")
 
 
+def test_write_mp4_streams_frames_from_a_generator(tmp_path):
+    path = video.write_mp4((frame for frame in synthetic_frames(7)), tmp_path / "clip.mp4")
+    assert len(decode(path)) == 7
+
+
+def test_a_failed_write_keeps_the_earlier_video_and_leaves_no_partial_file(tmp_path):
+    path = video.write_mp4(synthetic_frames(5), tmp_path / "clip.mp4")
+    earlier = path.read_bytes()
+    broken = synthetic_frames(3) + synthetic_frames(1, height=32)
+    with pytest.raises(ValueError, match="same shape"):
+        video.write_mp4(broken, path)
+    assert path.read_bytes() == earlier
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clip.mp4"]
+
+
+def test_episode_frames_yields_one_frame_per_step_including_each_reset(cartpole, random_policy):
+    frames = list(video.episode_frames(cartpole, random_policy, num_episodes=1, max_steps_per_episode=5))
+    assert len(frames) == 6
+    assert {frame.shape for frame in frames} == {(400, 600, 3)}
+
+
 def test_write_mp4_into_a_missing_folder_names_the_folder(tmp_path):
     missing = tmp_path / "no_such_folder"
     with pytest.raises(FileNotFoundError, match="does not exist") as error:

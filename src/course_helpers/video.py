@@ -10,7 +10,8 @@ from __future__ import annotations
 import base64
 import os
 import sys
-from collections.abc import Iterator, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -48,34 +49,38 @@ def _pybullet_frame_size(env: Any, size: tuple[int, int]) -> Iterator[None]:
         module.RENDER_WIDTH, module.RENDER_HEIGHT = saved
 
 
-def record_episodes(
+def episode_frames(
     env: Any, policy: Any, num_episodes: int = 3, max_steps_per_episode: int | None = None
-) -> list[np.ndarray]:
-    """Play episodes with ``policy`` and return every rendered frame (H x W x 3, uint8).
+) -> Iterator[np.ndarray]:
+    """Play episodes with ``policy`` and yield each rendered frame (H x W x 3, uint8).
 
-    pybullet's Minitaur is filmed at :data:`PYBULLET_FRAME_SIZE` to keep recording fast.
+    Frames are produced one at a time, so a long episode never sits in memory whole
+    (1,000 Minitaur frames would take half a gigabyte). pybullet's Minitaur is filmed at
+    :data:`PYBULLET_FRAME_SIZE` to keep recording fast.
     """
     env = as_py_environment(env)
     steps = play(env, policy, num_episodes, max_steps_per_episode)
     with _pybullet_frame_size(env, PYBULLET_FRAME_SIZE):
-        return [py_env.render() for py_env, _ in progress(steps, "Filming", unit="frame", leave=False)]
+        for py_env, _ in progress(steps, "Filming", unit="frame", leave=False):
+            yield py_env.render()
 
 
-def write_mp4(frames: Sequence[np.ndarray], path: str | os.PathLike, fps: int = 30) -> Path:
-    """Write RGB frames to an mp4 file with imageio-ffmpeg and return its path."""
+def record_episodes(
+    env: Any, policy: Any, num_episodes: int = 3, max_steps_per_episode: int | None = None
+) -> list[np.ndarray]:
+    """Play episodes with ``policy`` and return every rendered frame, as a list."""
+    return list(episode_frames(env, policy, num_episodes, max_steps_per_episode))
+
+
+def write_mp4(frames: Iterable[np.ndarray], path: str | os.PathLike, fps: int = 30) -> Path:
+    """Write RGB frames (a list, or a generator such as :func:`episode_frames`) to an mp4 file.
+
+    The video goes to a temporary file beside ``path`` and replaces ``path`` only once it
+    is complete, so a failure never leaves a broken video or destroys an earlier one.
+    """
     import imageio.v2 as imageio
 
     path = Path(path)
-    if len(frames) == 0:
-        raise ValueError(
-            f"No frames to write to {path}: the episode produced none. Check that the "
-            "environment renders (env.render() after env.reset()) and that the policy ran."
-        )
-    first = np.asarray(frames[0])
-    if first.ndim != 3 or first.shape[-1] != 3:
-        raise ValueError(
-            f"Frames must be RGB images of shape (height, width, 3); frame 0 has shape {first.shape}."
-        )
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise FileNotFoundError(f"Cannot write {path}: the folder {directory} does not exist.")
@@ -84,16 +89,44 @@ def write_mp4(frames: Sequence[np.ndarray], path: str | os.PathLike, fps: int = 
             f"Cannot write {path}: the folder {directory} is not writable. Choose a path "
             "in a folder you own, for example the notebook's working folder."
         )
-    with imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=2,
-                            ffmpeg_log_level="error") as writer:
-        for index, frame in enumerate(frames):
-            frame = np.asarray(frame)
-            if frame.shape != first.shape:
-                raise ValueError(
-                    f"All frames must have the same shape: frame 0 is {first.shape}, "
-                    f"frame {index} is {frame.shape}."
-                )
-            writer.append_data(frame.astype(np.uint8, copy=False))
+    stream = iter(frames)
+    first = next(stream, None)
+    if first is None:
+        raise ValueError(
+            f"No frames to write to {path}: the episode produced none. Check that the "
+            "environment renders (env.render() after env.reset()) and that the policy ran."
+        )
+    first = np.asarray(first)
+    if first.ndim != 3 or first.shape[-1] != 3:
+        raise ValueError(
+            f"Frames must be RGB images of shape (height, width, 3); frame 0 has shape {first.shape}."
+        )
+    descriptor, partial = tempfile.mkstemp(suffix=".mp4", prefix=f".{path.stem}-", dir=directory)
+    os.close(descriptor)
+    failure: BaseException | None = None
+    with imageio.get_writer(partial, format="FFMPEG", fps=fps, codec="libx264",
+                            macro_block_size=2, ffmpeg_log_level="error") as writer:
+        # A failure is held until the writer has closed normally: leaving the `with` on an
+        # exception makes imageio skip waiting for ffmpeg, which then writes the file later.
+        try:
+            writer.append_data(first.astype(np.uint8, copy=False))
+            for index, frame in enumerate(stream, start=1):
+                frame = np.asarray(frame)
+                if frame.shape != first.shape:
+                    raise ValueError(
+                        f"All frames must have the same shape: frame 0 is {first.shape}, "
+                        f"frame {index} is {frame.shape}."
+                    )
+                writer.append_data(frame.astype(np.uint8, copy=False))
+        except BaseException as error:  # noqa: BLE001 (re-raised below, after clean-up)
+            failure = error
+    if failure is not None:
+        os.remove(partial)
+        raise failure
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(partial, 0o666 & ~umask)  # mkstemp makes files private; a video is not
+    os.replace(partial, path)
     return path
 
 
@@ -129,5 +162,5 @@ def record_video(
     Example:
         >>> record_video("CartPole-v0", agent.policy, "trained_agent.mp4")  # doctest: +SKIP
     """
-    frames = record_episodes(env, policy, num_episodes, max_steps_per_episode)
-    return embed_mp4(write_mp4(frames, path, fps), max_megabytes)
+    played = episode_frames(env, policy, num_episodes, max_steps_per_episode)
+    return embed_mp4(write_mp4(played, path, fps), max_megabytes)
