@@ -42,18 +42,47 @@ def test_progress_options_override_the_defaults():
     assert progress(2, "Training", file=io.StringIO()).mininterval == 0.5
 
 
-def test_progress_observer_advances_one_step_per_trajectory_and_closes_when_done():
+def run_driver(env, policy, observer, **limits):
+    from tf_agents.drivers import py_driver
+
+    py_driver.PyDriver(env, policy, [observer], **limits).run(env.reset())
+
+
+def test_progress_observer_shows_no_bar_before_the_first_step():
     from course_helpers import progress_observer
 
-    observer = progress_observer(3, "Collecting")
-    observer.bar.fp = io.StringIO()  # keep the bar out of the test output
-    assert observer.bar.desc == "Collecting" and observer.bar.total == 3
-    observer(object())
-    observer(object())
-    assert observer.bar.n == 2 and not observer.bar.disable
-    observer(object())
-    assert observer.bar.n == 3
-    assert observer.bar.disable  # tqdm marks a closed bar disabled
+    assert progress_observer(3, "Collecting").bar is None
+
+
+def test_progress_observer_counts_every_step_a_driver_takes(cartpole, random_policy):
+    from course_helpers import progress_observer
+
+    observer = progress_observer(10, "Collecting")
+    run_driver(cartpole, random_policy, observer, max_steps=4)
+    assert observer.bar.n == 4 and observer.bar.desc == "Collecting" and observer.completed == 0
+    run_driver(cartpole, random_policy, observer, max_steps=6)
+    assert observer.bar is None and observer.completed == 1
+
+
+def test_progress_observer_counts_finished_episodes_and_starts_a_new_bar_each_run(
+    cartpole, random_policy
+):
+    from course_helpers import progress_observer
+
+    observer = progress_observer(2, "Evaluating", count="episodes")
+    run_driver(cartpole, random_policy, observer, max_episodes=1, max_steps=1000)
+    assert observer.bar.n == 1 and observer.completed == 0
+    run_driver(cartpole, random_policy, observer, max_episodes=1, max_steps=1000)
+    assert observer.bar is None and observer.completed == 1
+    run_driver(cartpole, random_policy, observer, max_episodes=2, max_steps=1000)
+    assert observer.completed == 2
+
+
+def test_progress_observer_rejects_an_unknown_count():
+    from course_helpers import progress_observer
+
+    with pytest.raises(ValueError, match="count must be 'steps' or 'episodes'"):
+        progress_observer(3, "Collecting", count="frames")
 
 
 @pytest.mark.parametrize("total", [0, -5, 2.5, "10"])

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
 
 from tqdm.auto import tqdm
 
@@ -30,29 +32,43 @@ def progress(iterable: Iterable[T] | int, description: str, **kwargs) -> tqdm:
 
 
 class ProgressObserver:
-    """An observer for drivers and actors that advances a progress bar at every step.
+    """An observer for drivers and actors that shows how far a collection has come.
 
-    Drivers and actors call each observer with every trajectory they produce, so adding
-    one of these to ``observers=[...]`` shows how far a long collection has come.
+    Drivers and actors call each observer with every trajectory they produce. This one
+    advances a bar for every step, or for every finished episode, and starts a new bar
+    once ``total`` is reached, so an evaluation run every few thousand steps gets a
+    fresh bar each time.
     """
 
-    def __init__(self, total: int, description: str):
-        if not isinstance(total, int) or total < 1:
-            raise ValueError(f"total must be a positive number of steps, got {total!r}.")
-        self.bar = progress(total, description)
+    def __init__(self, total: int, description: str, count: str = "steps"):
+        if not isinstance(total, int) or isinstance(total, bool) or total < 1:
+            raise ValueError(f"total must be a positive number of {count}, got {total!r}.")
+        if count not in ("steps", "episodes"):
+            raise ValueError(f"count must be 'steps' or 'episodes', got {count!r}.")
+        self.total, self.description, self.count = total, description, count
+        self.bar: tqdm | None = None  # created at the first trajectory, not before
+        self.completed = 0  # how many times the bar has filled up
 
-    def __call__(self, trajectory: object) -> None:
+    def __call__(self, trajectory: Any) -> None:
+        if self.count == "episodes" and not bool(np.all(trajectory.is_last())):
+            return
+        if self.bar is None:
+            # An episode bar is transient (it reappears at every evaluation); a step bar stays.
+            self.bar = progress(self.total, self.description, unit=self.count[:-1],
+                                leave=self.count == "steps")
         self.bar.update(1)
-        if self.bar.n >= self.bar.total:
+        if self.bar.n >= self.total:
             self.bar.close()
+            self.bar = None
+            self.completed += 1
 
 
-def progress_observer(total: int, description: str) -> ProgressObserver:
-    """Return an observer that shows a progress bar over ``total`` collected steps.
+def progress_observer(total: int, description: str, count: str = "steps") -> ProgressObserver:
+    """Return an observer that shows a progress bar over ``total`` steps or episodes.
 
     Example:
-        >>> observer = progress_observer(3, "Collecting")  # doctest: +SKIP
-        >>> actor.Actor(env, policy, train_step, steps_per_run=3,
+        >>> observer = progress_observer(10_000, "Initial collection")  # doctest: +SKIP
+        >>> actor.Actor(env, policy, train_step, steps_per_run=10_000,
         ...             observers=[rb_observer, observer])  # doctest: +SKIP
     """
-    return ProgressObserver(total, description)
+    return ProgressObserver(total, description, count)
