@@ -78,6 +78,17 @@ def test_course_lab_passes_every_option_to_jupyter_lab(project, monkeypatch):
     ]
 
 
+@pytest.mark.parametrize("uid, expected", [(0, ["--allow-root"]), (1000, [])])
+def test_course_lab_allows_root_only_when_running_as_root(project, monkeypatch, uid, expected):
+    """JupyterLab refuses to start as root, as in many containers, unless told to."""
+    calls = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, argv: calls.append(argv))
+    monkeypatch.setattr(cli.os, "geteuid", lambda: uid)
+    assert cli.main(["lab", "--no-browser"]) == 0
+    ((argv,),) = [calls]
+    assert argv[-1 - len(expected):] == ["--no-browser", *expected]
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

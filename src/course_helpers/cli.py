@@ -47,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
             root = lessons.project_root() / "notebooks"
             command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
                        *args.jupyter_args]
+            if os.geteuid() == 0 and "--allow-root" not in command:
+                # Containers and cloud machines often run as root, where JupyterLab
+                # refuses to start unless told otherwise.
+                print("course lab: running as root, so starting JupyterLab with --allow-root.")
+                command.append("--allow-root")
             os.execv(sys.executable, command)
     except (ValueError, FileNotFoundError, lessons.LessonFailed) as error:
         print(f"course {args.command}: {error}", file=sys.stderr)
