@@ -7,6 +7,7 @@ import os
 import sys
 
 from course_helpers import lessons
+from course_helpers.l10n import catalogs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,6 +29,16 @@ def main(argv: list[str] | None = None) -> int:
 
     commands.add_parser("list", help="list the lessons")
 
+    l10n = commands.add_parser("l10n", help="translation catalogs (gettext, keyed by cell id)")
+    steps = l10n.add_subparsers(dest="step", required=True)
+    steps.add_parser("extract", help="write locales/templates/*.pot from notebooks/en")
+    update = steps.add_parser("update", help="merge the templates into locales/<lang>/*.po")
+    update.add_argument("--lang", action="append", choices=list(catalogs.LANGUAGES),
+                        help="only this language (repeatable; default: all)")
+    status = steps.add_parser("status", help="translated, fuzzy and untranslated, per lesson")
+    status.add_argument("--min-percent", type=float, default=None,
+                        help="exit with 1 if any catalog is less translated than this")
+
     # argparse hands a REMAINDER only what follows the first positional, so options
     # such as `course lab --no-browser --port 8890` arrive as unknown arguments.
     args, unknown = parser.parse_known_args(argv)
@@ -43,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
             path = lessons.run_lesson(args.lesson, args.lang, args.output, args.quick,
                                       args.cell_timeout)
             print(f"Executed notebook written to {path}")
+        elif args.command == "l10n":
+            return _l10n(args)
         elif args.command == "lab":
             root = lessons.project_root() / "notebooks"
             command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
@@ -53,9 +66,36 @@ def main(argv: list[str] | None = None) -> int:
                 print("course lab: running as root, so starting JupyterLab with --allow-root.")
                 command.append("--allow-root")
             os.execv(sys.executable, command)
-    except (ValueError, FileNotFoundError, lessons.LessonFailed) as error:
+    except (ValueError, FileNotFoundError, lessons.LessonFailed) as error:  # CatalogError, NotebookError too
         print(f"course {args.command}: {error}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _l10n(args: argparse.Namespace) -> int:
+    root = lessons.project_root()
+    if args.step == "extract":
+        for path in catalogs.extract(root):
+            print(f"wrote {path.relative_to(root)}")
+    elif args.step == "update":
+        for path, report in catalogs.update(root, args.lang).items():
+            print(f"{path.relative_to(root)}: {len(report.fuzzy)} fuzzy, {len(report.new)} new, "
+                  f"{len(report.obsolete)} obsolete")
+            for warning in report.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+    elif args.step == "status":
+        rows = catalogs.status(root)
+        print(f"{'language':<8}  {'lesson':<20}  {'translated':>10}  {'fuzzy':>5}  "
+              f"{'untranslated':>12}  {'done':>6}")
+        for row in rows:
+            print(f"{row.language:<8}  {row.lesson:<20}  {row.translated:>10}  {row.fuzzy:>5}  "
+                  f"{row.untranslated:>12}  {row.percent:>5.1f}%")
+        if args.min_percent is not None:
+            behind = [r for r in rows if r.percent < args.min_percent]
+            for row in behind:
+                print(f"course l10n status: {row.language}/{row.lesson} is {row.percent:.1f}% "
+                      f"translated, below {args.min_percent:g}%", file=sys.stderr)
+            return 1 if behind else 0
     return 0
 
 

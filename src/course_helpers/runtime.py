@@ -102,11 +102,14 @@ def setup(virtual_display: bool = False) -> Runtime:
 
 
 # Lines that TensorFlow logs through absl each time a policy is saved as a SavedModel
-# (the Learner's PolicySavedModelTrigger does so on a schedule): they report that it
-# renamed signature inputs such as "0/step_type", which is expected and harmless.
+# (the Learner's PolicySavedModelTrigger does so on a schedule): that it renamed
+# signature inputs such as "0/step_type", and that helper functions it did not trace
+# "will not be directly callable after loading". Both are expected and harmless: the
+# exported policies load and act.
 _SAVED_MODEL_NAME_NOTES = (
     "is not a valid tf.function parameter name",
     "with unsupported characters which will be renamed",
+    "Found untraced functions such as",
 )
 
 
@@ -116,7 +119,7 @@ def _drop_saved_model_name_notes(record: logging.LogRecord) -> bool:
 
 
 def _quiet_absl() -> None:
-    """Drop only the SavedModel renaming notes; every other absl message still shows."""
+    """Drop only the SavedModel export notes; every other absl message still shows."""
     try:
         from absl import logging as absl_logging
     except ImportError:  # absl comes with TensorFlow; without it there is nothing to quiet.

@@ -1,0 +1,114 @@
+"""Translatable units: the paragraphs of a lesson's markdown cells.
+
+A markdown cell is cut at blank lines, so that editing one paragraph makes only that
+paragraph's translation stale. Fenced code blocks are code, not prose: they are never
+translated and are copied into every language as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+_FENCES = ("```", "~~~")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One piece of a markdown cell: a paragraph to translate, or a fenced code block."""
+
+    text: str
+    translatable: bool
+
+
+def split_markdown(text: str) -> list[Block]:
+    """Cut markdown into blocks at blank lines, keeping fenced code blocks whole."""
+    blocks: list[Block] = []
+    current: list[str] = []
+    fence: str | None = None
+
+    def flush(translatable: bool = True) -> None:
+        if current:
+            blocks.append(Block("\n".join(current), translatable))
+            current.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if fence is not None:
+            current.append(line)
+            if stripped.startswith(fence):
+                fence = None
+                flush(translatable=False)
+        elif stripped.startswith(_FENCES):
+            flush()
+            fence = stripped[:3]
+            current.append(line)
+        elif not stripped:
+            flush()
+        else:
+            current.append(line)
+    flush(translatable=fence is None)
+    return blocks
+
+
+def join_blocks(texts: list[str]) -> str:
+    """The inverse of :func:`split_markdown`: blocks separated by one blank line."""
+    return "\n\n".join(texts)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A paragraph to translate, with the id of the cell it belongs to."""
+
+    cell_id: str
+    text: str
+
+
+class NotebookError(ValueError):
+    """An English lesson cannot be used as a translation source; the message says where."""
+
+
+def read_lesson(path: Path) -> nbformat.NotebookNode:
+    """Read an English lesson and check what translation relies on: ids, no outputs.
+
+    The ids are checked in the raw JSON: nbformat silently renames a duplicate id when
+    it reads a notebook, which would detach a cell from its translations.
+    """
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"{path}, line {error.lineno}: not valid notebook JSON ({error.msg}).") from error
+    seen: dict[str, int] = {}
+    for index, cell in enumerate(raw.get("cells", [])):
+        cell_id = cell.get("id")
+        if not cell_id:
+            raise NotebookError(f"{path}: cell {index} has no id. Save the notebook as nbformat 4.5.")
+        if cell_id in seen:
+            raise NotebookError(
+                f"{path}: cells {seen[cell_id]} and {index} share the id {cell_id!r}. "
+                "Give one of them a new id: translations are keyed by cell id."
+            )
+        seen[cell_id] = index
+        if cell.get("cell_type") == "code" and (cell.get("outputs") or cell.get("execution_count")):
+            raise NotebookError(
+                f"{path}: cell {index} (id {cell_id!r}) still has outputs. Strip them with "
+                f"'nbstripout --keep-id {path}' before extracting."
+            )
+    return nbformat.reads(json.dumps(raw), as_version=4)
+
+
+def lesson_units(notebook: nbformat.NotebookNode) -> list[Unit]:
+    """Every translatable paragraph of a lesson, in order, without repeats within a cell."""
+    units: list[Unit] = []
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            continue
+        seen: set[str] = set()
+        for block in split_markdown(cell.source):
+            if block.translatable and block.text not in seen:
+                seen.add(block.text)
+                units.append(Unit(cell.id, block.text))
+    return units
