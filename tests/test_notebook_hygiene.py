@@ -54,7 +54,9 @@ def test_first_code_cell_sets_up_the_runtime_before_anything_else(lesson):
     path, nb = lesson
     first = next(cell for cell in nb.cells if cell.cell_type == "code")
     assert first.source.splitlines()[0] == "import course_helpers as course", path.name
-    assert "course.setup()" in first.source, path.name
+    assert 'course.setup(language="en")' in first.source, (
+        f"{path.name}: the set-up cell passes the lesson's language; translations change only that"
+    )
 
 
 def test_hyperparameters_live_in_one_visible_cell_with_their_quick_values(lesson):

@@ -7,6 +7,7 @@ import os
 import sys
 
 from course_helpers import lessons
+from course_helpers.l10n import build as l10n_build
 from course_helpers.l10n import catalogs
 
 
@@ -35,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     update = steps.add_parser("update", help="merge the templates into locales/<lang>/*.po")
     update.add_argument("--lang", action="append", choices=list(catalogs.LANGUAGES),
                         help="only this language (repeatable; default: all)")
+    build = steps.add_parser("build", help="write notebooks/<lang>/*.ipynb from English and catalogs")
+    build.add_argument("--lang", action="append", choices=list(catalogs.LANGUAGES),
+                       help="only this language (repeatable; default: all)")
     status = steps.add_parser("status", help="translated, fuzzy and untranslated, per lesson")
     status.add_argument("--min-percent", type=float, default=None,
                         help="exit with 1 if any catalog is less translated than this")
@@ -83,6 +87,9 @@ def _l10n(args: argparse.Namespace) -> int:
                   f"{len(report.obsolete)} obsolete")
             for warning in report.warnings:
                 print(f"warning: {warning}", file=sys.stderr)
+    elif args.step == "build":
+        for path in l10n_build.build(root, args.lang):
+            print(f"wrote {path.relative_to(root)}")
     elif args.step == "status":
         rows = catalogs.status(root)
         print(f"{'language':<8}  {'lesson':<20}  {'translated':>10}  {'fuzzy':>5}  "

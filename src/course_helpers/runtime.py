@@ -17,7 +17,7 @@ import sys
 import warnings
 from dataclasses import dataclass
 
-from course_helpers import quick
+from course_helpers import i18n, quick
 
 #: Environment variables the lessons need, set only where the learner has not set them.
 RUNTIME_VARIABLES: dict[str, str] = {
@@ -55,16 +55,19 @@ class Runtime:
 
     display: str
     quick_mode: bool
+    language: str = "en"
 
     def __str__(self) -> str:
         mode = "on (CI-sized run)" if self.quick_mode else "off (full-size run)"
         return f"Runtime ready: rendering with {self.display}; quick mode {mode}."
 
 
-def setup(virtual_display: bool = False) -> Runtime:
+def setup(language: str = "en", virtual_display: bool = False) -> Runtime:
     """Prepare a quiet, headless runtime. Call it before importing TensorFlow.
 
     Args:
+        language: the lesson's language (en, pt-br, es or fr); text the helpers write
+            into the notebook uses it.
         virtual_display: start an Xvfb virtual screen as well (needs the ``xvfb``
             system package). The lessons do not need one: CartPole renders with SDL's
             dummy driver and pybullet with its CPU renderer.
@@ -74,6 +77,7 @@ def setup(virtual_display: bool = False) -> Runtime:
         >>> print(course.setup())  # doctest: +ELLIPSIS
         Runtime ready: ...
     """
+    i18n.check_language(language)
     variables = {**RUNTIME_VARIABLES, **_keras_variables()}
     late = [
         name
@@ -98,7 +102,7 @@ def setup(virtual_display: bool = False) -> Runtime:
     display = "SDL's dummy video driver (no screen needed)"
     if virtual_display:
         display = start_virtual_display()
-    return Runtime(display=display, quick_mode=quick.is_quick_mode())
+    return Runtime(display=display, quick_mode=quick.is_quick_mode(), language=language)
 
 
 # Lines that TensorFlow logs through absl each time a policy is saved as a SavedModel

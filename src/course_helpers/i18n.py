@@ -1,0 +1,38 @@
+"""The helpers' own messages in the learner's language.
+
+Lessons pass their language to :func:`course_helpers.setup`; text the helpers write into
+a notebook (such as the note on a paragraph whose translation is being updated) comes
+from the package's gettext catalogs in ``locale/<lang>/LC_MESSAGES/course_helpers.po``.
+They are read with polib, so no compiled .mo files need to be built or committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import polib
+
+#: The languages of the course; English is the source and needs no catalog.
+LANGUAGES = ("en", "pt-br", "es", "fr")
+
+_LOCALE_DIR = Path(__file__).parent / "locale"
+
+
+def check_language(language: str) -> str:
+    if language not in LANGUAGES:
+        raise ValueError(f"Unknown language {language!r}. Choose one of: {', '.join(LANGUAGES)}.")
+    return language
+
+
+@lru_cache(maxsize=None)
+def translator(language: str) -> Callable[[str], str]:
+    """A gettext-style function for ``language``: the translation, or the English text."""
+    check_language(language)
+    path = _LOCALE_DIR / language / "LC_MESSAGES" / "course_helpers.po"
+    if language == "en" or not path.exists():
+        return lambda text: text
+    translations = {entry.msgid: entry.msgstr for entry in polib.pofile(str(path))
+                    if entry.translated() and not entry.obsolete}
+    return lambda text: translations.get(text, text)

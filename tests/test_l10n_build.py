@@ -1,0 +1,95 @@
+"""Localized notebooks: translated prose, English where the translation is behind, same code."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from course_helpers.l10n import build, catalogs
+
+from test_l10n_catalogs import LESSON, translate_everything, write_lesson
+
+CELLS = [
+    ("intro", "md", "# Replay buffers\n\nA buffer stores experience.\n\n```\nenv -> buffer\n```"),
+    ("setup", "code", 'import course_helpers as course\n\nprint(course.setup(language="en"))'),
+    ("train", "code", "loss = agent.train(experience).loss  # one gradient step"),
+    ("api", "md", "## The API\n\nEvery buffer starts from a `data_spec`."),
+]
+
+
+@pytest.fixture
+def project(tmp_path):
+    write_lesson(tmp_path, CELLS)
+    catalogs.extract(tmp_path)
+    catalogs.update(tmp_path)
+    return tmp_path
+
+
+def built(root, language="fr"):
+    return nbformat.read(root / "notebooks" / language / f"{LESSON}.ipynb", 4)
+
+
+def cell(notebook, cell_id):
+    return next(c for c in notebook.cells if c.id == cell_id)
+
+
+def test_translated_paragraphs_replace_the_english_ones(project):
+    translate_everything(project, "fr")
+    build.build(project, ["fr"])
+    notebook = built(project)
+    assert cell(notebook, "api").source == "[fr] ## The API\n\n[fr] Every buffer starts from a `data_spec`."
+    assert "> *" not in cell(notebook, "api").source
+
+
+def test_fenced_code_in_markdown_is_copied_untranslated(project):
+    translate_everything(project, "fr")
+    build.build(project, ["fr"])
+    assert cell(built(project), "intro").source.endswith("```\nenv -> buffer\n```")
+
+
+def test_code_cells_are_copied_and_the_setup_cell_differs_only_in_its_language(project):
+    build.build(project, ["pt-br"])
+    notebook = built(project, "pt-br")
+    assert cell(notebook, "train").source == CELLS[2][2]
+    assert cell(notebook, "setup").source == CELLS[1][2].replace('language="en"', 'language="pt-br"')
+    assert [c.id for c in notebook.cells] == [c[0] for c in CELLS]
+
+
+def test_an_untranslated_cell_shows_english_with_a_note_in_the_learners_language(project):
+    build.build(project, ["es"])
+    source = cell(built(project, "es"), "api").source
+    assert source == ("> *Este fragmento aparece en inglés mientras se actualiza su traducción.*\n\n"
+                      "## The API\n\nEvery buffer starts from a `data_spec`.")
+
+
+def test_a_fuzzy_translation_is_not_shown(project):
+    translate_everything(project, "fr")
+    path = catalogs.catalog_path(project, "fr", LESSON)
+    catalog = catalogs.read_catalog(path)
+    next(e for e in catalog if e.msgid.startswith("Every buffer")).flags.append("fuzzy")
+    catalogs.write_catalog(catalog, path)
+    build.build(project, ["fr"])
+    source = cell(built(project), "api").source
+    assert source.startswith("> *Ce passage s’affiche en anglais")
+    assert "[fr] ## The API" in source and "\nEvery buffer starts from a `data_spec`." in source
+
+
+def test_building_twice_gives_byte_identical_notebooks(project):
+    translate_everything(project, "fr")
+    first = {p: p.read_bytes() for p in build.build(project)}
+    second = {p: p.read_bytes() for p in build.build(project)}
+    assert first == second and len(first) == 3
+
+
+def test_a_setup_cell_without_the_language_argument_is_reported(project):
+    write_lesson(project, [c if c[0] != "setup" else ("setup", "code", "print(course.setup())") for c in CELLS])
+    with pytest.raises(catalogs.CatalogError, match=r"cell 'setup': the set-up cell must pass language=\"en\""):
+        build.build(project, ["fr"])
+
+
+def test_course_l10n_build_writes_every_language(project, monkeypatch, capsys):
+    from course_helpers import cli
+
+    monkeypatch.chdir(project)
+    assert cli.main(["l10n", "build"]) == 0
+    assert sorted(p.parent.name for p in (project / "notebooks").glob("*/*.ipynb")) == ["en", "es", "fr", "pt-br"]
