@@ -9,6 +9,7 @@ import sys
 from course_helpers import lessons
 from course_helpers.l10n import build as l10n_build
 from course_helpers.l10n import catalogs
+from course_helpers.l10n import check as l10n_check
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     build = steps.add_parser("build", help="write notebooks/<lang>/*.ipynb from English and catalogs")
     build.add_argument("--lang", action="append", choices=list(catalogs.LANGUAGES),
                        help="only this language (repeatable; default: all)")
+    steps.add_parser("check", help="fail if built notebooks are stale, code differs, or a "
+                                   "translation breaks code spans, links or math")
     status = steps.add_parser("status", help="translated, fuzzy and untranslated, per lesson")
     status.add_argument("--min-percent", type=float, default=None,
                         help="exit with 1 if any catalog is less translated than this")
@@ -90,6 +93,13 @@ def _l10n(args: argparse.Namespace) -> int:
     elif args.step == "build":
         for path in l10n_build.build(root, args.lang):
             print(f"wrote {path.relative_to(root)}")
+    elif args.step == "check":
+        problems = l10n_check.check(root)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print(f"course l10n check: {len(problems)} problem(s)." if problems else
+              "course l10n check: every localized notebook is up to date and consistent.")
+        return 1 if problems else 0
     elif args.step == "status":
         rows = catalogs.status(root)
         print(f"{'language':<8}  {'lesson':<20}  {'translated':>10}  {'fuzzy':>5}  "

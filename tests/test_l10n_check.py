@@ -1,0 +1,88 @@
+"""course l10n check: the problems a maintainer must hear about, each named precisely."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from course_helpers.l10n import build, catalogs, check
+
+from test_l10n_build import CELLS
+from test_l10n_catalogs import LESSON, translate_everything, write_lesson
+
+
+@pytest.fixture
+def project(tmp_path):
+    write_lesson(tmp_path, CELLS)
+    catalogs.extract(tmp_path)
+    catalogs.update(tmp_path)
+    translate_everything(tmp_path, "fr")
+    build.build(tmp_path)
+    return tmp_path
+
+
+def set_translation(root, cell_id, text, language="fr"):
+    path = catalogs.catalog_path(root, language, LESSON)
+    catalog = catalogs.read_catalog(path)
+    next(e for e in catalog if e.msgctxt == cell_id and e.msgid.startswith("Every")).msgstr = text
+    catalogs.write_catalog(catalog, path)
+
+
+def test_a_freshly_built_project_passes(project):
+    assert check.check(project) == []
+
+
+def test_a_notebook_older_than_its_catalog_is_out_of_date(project):
+    set_translation(project, "api", "Tout tampon part d'un `data_spec`.")
+    [problem] = check.check(project)
+    assert problem.startswith("01_demo [fr]: notebooks/fr/01_demo.ipynb is out of date")
+    assert "course l10n build" in problem
+
+
+def test_a_translation_that_breaks_a_code_span_is_named_with_its_cell_and_line(project):
+    set_translation(project, "api", "Tout tampon part d'un `data spec`.")
+    build.build(project)
+    [problem] = check.check(project)
+    assert "01_demo [fr] cell 'api' (locales/fr/01_demo.po, line" in problem
+    assert "lost code span '`data_spec`'" in problem and "added code span '`data spec`'" in problem
+
+
+def test_a_translation_that_changes_a_link_target_is_reported(project):
+    write_lesson(project, [*CELLS, ("more", "md", "Every detail is in [the guide](https://example.org/rb).")])
+    catalogs.extract(project)
+    catalogs.update(project)
+    set_translation(project, "more", "Tout est dans [le guide](https://example.org/fr/rb).")
+    build.build(project)
+    assert any("lost link target '](https://example.org/rb)'" in p for p in check.check(project))
+
+
+def test_a_code_cell_edited_in_a_localized_notebook_is_reported(project):
+    path = project / "notebooks" / "fr" / f"{LESSON}.ipynb"
+    notebook = nbformat.read(path, 4)
+    next(c for c in notebook.cells if c.id == "train").source = "loss = agent.train(experience)"
+    nbformat.write(notebook, path)
+    problems = check.check(project)
+    assert any("cell 'train': this code cell differs from English in more than comments" in p
+               for p in problems)
+
+
+def test_translated_comments_in_code_do_not_count_as_a_difference():
+    english = "loss = agent.train(experience).loss  # one gradient step"
+    french = "loss = agent.train(experience).loss  # un pas de gradient"
+    assert check.code_tokens(english) == check.code_tokens(french)
+    assert check.code_tokens(english) != check.code_tokens(english.replace(".loss", ""))
+
+
+def test_a_missing_localized_notebook_is_reported(project):
+    (project / "notebooks" / "es" / f"{LESSON}.ipynb").unlink()
+    assert check.check(project) == ["01_demo [es]: notebooks/es/01_demo.ipynb is missing; run 'course l10n build'."]
+
+
+def test_course_l10n_check_exits_1_listing_the_problems(project, monkeypatch, capsys):
+    from course_helpers import cli
+
+    monkeypatch.chdir(project)
+    assert cli.main(["l10n", "check"]) == 0
+    set_translation(project, "api", "Tout tampon part d'un `data spec`.")
+    assert cli.main(["l10n", "check"]) == 1
+    assert "cell 'api'" in capsys.readouterr().err
