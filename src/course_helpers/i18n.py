@@ -36,3 +36,17 @@ def translator(language: str) -> Callable[[str], str]:
     translations = {entry.msgid: entry.msgstr for entry in polib.pofile(str(path))
                     if entry.translated() and not entry.obsolete}
     return lambda text: translations.get(text, text)
+
+
+_language = "en"
+
+
+def set_language(language: str) -> None:
+    """Choose the language of the helpers' text; :func:`course_helpers.setup` calls this."""
+    global _language
+    _language = check_language(language)
+
+
+def gettext(text: str) -> str:
+    """``text`` in the language chosen by :func:`set_language` (English if untranslated)."""
+    return translator(_language)(text)

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 
+from course_helpers.i18n import gettext
+
 
 def plot_returns(
     steps: Sequence[int],
@@ -37,12 +39,13 @@ def plot_returns(
         raise ValueError("There is nothing to plot: no evaluation has been recorded yet.")
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(list(steps), list(returns), marker="o", label="average return")
+    ax.plot(list(steps), list(returns), marker="o", label=gettext("average return"))
     if target is not None:
-        ax.axhline(target, linestyle="--", color="grey", label=f"target ({target:g})")
-    ax.set_title(title)
-    ax.set_xlabel("Training step")
-    ax.set_ylabel("Average return")
+        ax.axhline(target, linestyle="--", color="grey",
+                   label=gettext("target ({target})").format(target=f"{target:g}"))
+    ax.set_title(gettext(title))
+    ax.set_xlabel(gettext("Training step"))
+    ax.set_ylabel(gettext("Average return"))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     return ax

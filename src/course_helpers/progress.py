@@ -9,6 +9,8 @@ import numpy as np
 
 from tqdm.auto import tqdm
 
+from course_helpers.i18n import gettext
+
 T = TypeVar("T")
 
 
@@ -17,7 +19,8 @@ def progress(iterable: Iterable[T] | int, description: str, **kwargs) -> tqdm:
 
     Args:
         iterable: what the loop runs over, or an int ``n`` for ``range(n)``.
-        description: a few words shown left of the bar, e.g. "Training".
+        description: a few words shown left of the bar, e.g. "Training"; shown in the
+            lesson's language when the helpers' catalog translates it.
         **kwargs: passed to tqdm, e.g. ``total=`` for a generator.
 
     Example:
@@ -28,7 +31,7 @@ def progress(iterable: Iterable[T] | int, description: str, **kwargs) -> tqdm:
         iterable = range(iterable)
     kwargs.setdefault("mininterval", 0.5)
     kwargs.setdefault("dynamic_ncols", True)
-    return tqdm(iterable, desc=description, **kwargs)
+    return tqdm(iterable, desc=gettext(description), **kwargs)
 
 
 class ProgressObserver:

@@ -11,6 +11,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from course_helpers.i18n import gettext
+
 #: The environment variable that turns quick mode on.
 QUICK_MODE_VARIABLE = "COURSE_QUICK"
 
@@ -78,9 +80,10 @@ class Hyperparameters(Mapping[str, Any]):
         for name, value in self._values.items():
             note = ""
             if name in self._overridden:
-                note = f"set by {OVERRIDES_VARIABLE} (full: {_show(self._full[name])})"
+                note = gettext("set by {variable} (full: {value})").format(
+                    variable=OVERRIDES_VARIABLE, value=_show(self._full[name]))
             elif self.quick_mode and name in self._quick:
-                note = f"quick mode (full: {_show(self._full[name])})"
+                note = gettext("quick mode (full: {value})").format(value=_show(self._full[name]))
             rows.append((name, _show(value), note))
         return rows
 
@@ -88,8 +91,9 @@ class Hyperparameters(Mapping[str, Any]):
         rows = self._rows()
         width = max((len(name) for name, _, _ in rows), default=0)
         lines = [f"{name:<{width}}  {value}  {note}".rstrip() for name, value, note in rows]
-        header = "Quick mode is ON: the values marked below are shrunk for a fast run." if self.quick_mode else (
-            "Full-size run (quick mode is off)."
+        header = gettext(
+            "Quick mode is ON: the values marked below are shrunk for a fast run."
+            if self.quick_mode else "Full-size run (quick mode is off)."
         )
         return "\n".join([header, *lines])
 

@@ -58,8 +58,10 @@ class Runtime:
     language: str = "en"
 
     def __str__(self) -> str:
-        mode = "on (CI-sized run)" if self.quick_mode else "off (full-size run)"
-        return f"Runtime ready: rendering with {self.display}; quick mode {mode}."
+        _ = i18n.gettext
+        mode = _("on (CI-sized run)") if self.quick_mode else _("off (full-size run)")
+        return _("Runtime ready: rendering with {display}; quick mode {mode}.").format(
+            display=self.display, mode=mode)
 
 
 def setup(language: str = "en", virtual_display: bool = False) -> Runtime:
@@ -77,7 +79,7 @@ def setup(language: str = "en", virtual_display: bool = False) -> Runtime:
         >>> print(course.setup())  # doctest: +ELLIPSIS
         Runtime ready: ...
     """
-    i18n.check_language(language)
+    i18n.set_language(language)
     variables = {**RUNTIME_VARIABLES, **_keras_variables()}
     late = [
         name
@@ -99,7 +101,7 @@ def setup(language: str = "en", virtual_display: bool = False) -> Runtime:
 
     _quiet_absl()
 
-    display = "SDL's dummy video driver (no screen needed)"
+    display = i18n.gettext("SDL's dummy video driver (no screen needed)")
     if virtual_display:
         display = start_virtual_display()
     return Runtime(display=display, quick_mode=quick.is_quick_mode(), language=language)
@@ -169,7 +171,8 @@ def start_virtual_display(size: tuple[int, int] = (1024, 768)) -> str:
 
         _virtual_display = Display(visible=False, size=size)
         _virtual_display.start()
-    return f"an Xvfb virtual display ({os.environ.get('DISPLAY', '?')})"
+    return i18n.gettext("an Xvfb virtual display ({display})").format(
+        display=os.environ.get("DISPLAY", "?"))
 
 
 def seed_everything(seed: int) -> int:

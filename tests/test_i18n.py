@@ -1,0 +1,94 @@
+"""The helpers speak the lesson's language: set-up line, tables, progress bars, plots."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import string
+from pathlib import Path
+
+import nbformat
+import polib
+import pytest
+
+import course_helpers as course
+from course_helpers import i18n
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOGS = {lang: ROOT / "src/course_helpers/locale" / lang / "LC_MESSAGES/course_helpers.po"
+            for lang in ("pt-br", "es", "fr")}
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    yield
+    i18n.set_language("en")
+
+
+def strings_sent_to_gettext() -> set[str]:
+    """Literals the helpers pass to gettext(), and labels the lessons pass to the helpers."""
+    found = set()
+    for path in (ROOT / "src/course_helpers").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("gettext", "_"):
+                found.update(a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+            # Labels given to progress() inside the package (e.g. "Filming").
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "progress" and len(node.args) > 1:
+                if isinstance(node.args[1], ast.Constant):
+                    found.add(node.args[1].value)
+    found.add("Average return during training")  # plot_returns' default title
+    for lesson in (ROOT / "notebooks/en").glob("*.ipynb"):
+        for cell in nbformat.read(lesson, 4).cells:
+            if cell.cell_type == "code":
+                found.update(re.findall(r'course\.progress(?:_observer)?\([^"]*"([^"]+)"', cell.source))
+                found.update(re.findall(r'title="([^"]+)"', cell.source))
+    return found
+
+
+@pytest.mark.parametrize("language", CATALOGS)
+def test_each_catalog_translates_every_string_the_helpers_show(language):
+    catalog = polib.pofile(str(CATALOGS[language]))
+    translated = {e.msgid for e in catalog.translated_entries()}
+    missing = strings_sent_to_gettext() - translated
+    assert not missing, f"{CATALOGS[language].name} ({language}) lacks translations for {sorted(missing)}"
+
+
+@pytest.mark.parametrize("language", CATALOGS)
+def test_translations_keep_every_placeholder(language):
+    fields = lambda text: sorted(f for _, f, _, _ in string.Formatter().parse(text) if f)
+    for entry in polib.pofile(str(CATALOGS[language])):
+        assert fields(entry.msgstr) == fields(entry.msgid), f"{language}: {entry.msgid!r}"
+
+
+def test_setup_in_french_prints_the_runtime_line_in_french():
+    assert str(course.setup(language="fr")).startswith("Tout est prêt : rendu avec le pilote vidéo factice")
+
+
+def test_progress_bars_and_plots_follow_the_lesson_language():
+    course.setup(language="pt-br")
+    assert course.progress(2, "Training", file=io.StringIO()).desc == "Treinamento"
+    ax = course.plot_returns([0, 1], [1.0, 2.0], title="DQN on CartPole-v0", target=195)
+    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
+        "DQN no CartPole-v0", "Passo de treinamento", "Retorno médio")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["retorno médio", "meta (195)"]
+
+
+def test_the_hyperparameter_table_follows_the_lesson_language(monkeypatch):
+    monkeypatch.setenv("COURSE_QUICK", "1")
+    course.setup(language="es")
+    table = repr(course.hyperparameters(num_iterations=20_000, quick=dict(num_iterations=300)))
+    assert table.splitlines() == [
+        "Modo rápido ACTIVADO: los valores marcados abajo se han reducido para una ejecución rápida.",
+        "num_iterations  300  modo rápido (valor completo: 20,000)",
+    ]
+
+
+def test_english_needs_no_catalog_and_shows_the_text_as_written():
+    course.setup(language="en")
+    assert course.progress(1, "Training", file=io.StringIO()).desc == "Training"
+
+
+def test_an_unknown_language_is_refused_naming_the_choices():
+    with pytest.raises(ValueError, match="Unknown language 'de'. Choose one of: en, pt-br, es, fr"):
+        course.setup(language="de")
