@@ -1,6 +1,7 @@
 # The two commands a learner needs:
 #   make lab    set everything up (first time only) and open JupyterLab on the lessons
-#   make test   set everything up and run the unit tests and all lessons in quick mode
+#   make test   set everything up, run the unit tests and every lesson in every language
+#               in quick mode
 # Everything installs into .venv from requirements.txt, the one file that holds the pins.
 
 PYTHON ?= python3.11
@@ -14,14 +15,14 @@ lab: setup
 	$(BIN)/course lab
 
 test: setup
-	$(BIN)/python -m pytest tests notebooks/en
+	$(BIN)/python -m pytest tests notebooks
 
 test-unit: setup
 	$(BIN)/python -m pytest -m unit tests
 
 # tests/ is always named so that tests/conftest.py loads (quick mode, markers).
 test-notebooks: setup
-	$(BIN)/python -m pytest -m notebook tests notebooks/en
+	$(BIN)/python -m pytest -m notebook tests notebooks
 
 # Headless run of one lesson: make run LESSON=02_dqn_cartpole [QUICK=1]
 run: setup
