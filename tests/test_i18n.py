@@ -92,3 +92,14 @@ def test_english_needs_no_catalog_and_shows_the_text_as_written():
 def test_an_unknown_language_is_refused_naming_the_choices():
     with pytest.raises(ValueError, match="Unknown language 'de'. Choose one of: en, pt-br, es, fr"):
         course.setup(language="de")
+
+
+def test_errors_a_learner_meets_are_in_the_lesson_language():
+    from course_helpers import environments
+
+    course.setup(language="es")
+    with pytest.raises(ValueError, match="Entorno desconocido: 'CartPol-v0'. ¿Quisiste decir 'CartPole-v0'"):
+        environments.load("CartPol-v0")
+    course.setup(language="fr")
+    with pytest.raises(ValueError, match="Il n’y a rien à tracer"):
+        course.plot_returns([], [])

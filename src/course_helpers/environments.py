@@ -14,6 +14,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
+from course_helpers.i18n import gettext
+
 # Ids that pybullet_envs registers; they load through suite_pybullet.
 _PYBULLET_PREFIXES = (
     "Minitaur", "AntBullet", "HalfCheetahBullet", "HopperBullet", "HumanoidBullet",
@@ -43,14 +45,16 @@ def load(name: str, **kwargs: Any):
         ValueError: the name is not registered; the message suggests close names.
     """
     if not isinstance(name, str) or not name:
-        raise ValueError(f"An environment name must be a non-empty string, got {name!r}.")
+        raise ValueError(gettext("An environment name must be a non-empty string, got {value}.").format(
+            value=repr(name)))
     names = registered_names()
     if name not in names:
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
-        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+        hint = " " + gettext("Did you mean {names}?").format(
+            names=gettext(" or ").join(map(repr, close))) if close else ""
         if name.startswith(_PYBULLET_PREFIXES) and importlib.util.find_spec("pybullet_envs") is None:
-            hint += " pybullet environments need the pybullet package: pip install pybullet."
-        raise ValueError(f"Unknown environment {name!r}.{hint}")
+            hint += " " + gettext("pybullet environments need the pybullet package: pip install pybullet.")
+        raise ValueError(gettext("Unknown environment {name}.").format(name=repr(name)) + hint)
     if name.startswith(_PYBULLET_PREFIXES):
         from tf_agents.environments import suite_pybullet
 
@@ -76,16 +80,16 @@ def as_py_environment(env: Any):
     envs = getattr(env, "envs", None)  # a BatchedPyEnvironment
     if envs is not None:
         if len(envs) != 1:
-            raise ValueError(
-                f"This helper plays one episode at a time, but the environment holds a "
-                f"batch of {len(envs)}. Pass one of its environments instead."
-            )
+            raise ValueError(gettext(
+                "This helper plays one episode at a time, but the environment holds a "
+                "batch of {count}. Pass one of its environments instead."
+            ).format(count=len(envs)))
         env = envs[0]
     if not isinstance(env, py_environment.PyEnvironment):
-        raise TypeError(
-            f"Expected an environment (a gym id, a PyEnvironment or a TFPyEnvironment), "
-            f"got {type(env).__name__}."
-        )
+        raise TypeError(gettext(
+            "Expected an environment (a gym id, a PyEnvironment or a TFPyEnvironment), "
+            "got {kind}."
+        ).format(kind=type(env).__name__))
     return env
 
 
@@ -135,12 +139,12 @@ def check_policy_matches(env: Any, policy: Any) -> None:
         except (ValueError, TypeError):
             same = False
         if not same:
-            raise ValueError(
-                f"The policy does not fit this environment: its {what} spec is "
-                f"{_describe(theirs, what)} but the environment's is {_describe(ours, what)}. "
+            raise ValueError(gettext(
+                "The policy does not fit this environment: its {what} spec is "
+                "{theirs} but the environment's is {ours}. "
                 "Use a policy built from this environment's specs "
                 "(time_step_spec() and action_spec())."
-            )
+            ).format(what=gettext(what), theirs=_describe(theirs, what), ours=_describe(ours, what)))
 
 
 def _dtype(spec: Any) -> str:
@@ -181,7 +185,8 @@ def play(
     video renders a frame from ``env`` at each step.
     """
     if not isinstance(num_episodes, int) or num_episodes < 1:
-        raise ValueError(f"num_episodes must be a positive integer, got {num_episodes!r}.")
+        raise ValueError(gettext("num_episodes must be a positive integer, got {value}.").format(
+            value=repr(num_episodes)))
     env = as_py_environment(env)
     policy = as_py_policy(policy)
     check_policy_matches(env, policy)

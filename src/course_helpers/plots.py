@@ -31,12 +31,12 @@ def plot_returns(
         >>> ax = plot_returns([0, 1000, 2000], [9.4, 57.0, 200.0], target=195)
     """
     if len(steps) != len(returns):
-        raise ValueError(
-            f"steps and returns must have the same length, got {len(steps)} steps and "
-            f"{len(returns)} returns. Record the step each time you record a return."
-        )
+        raise ValueError(gettext(
+            "steps and returns must have the same length, got {steps} steps and "
+            "{returns} returns. Record the step each time you record a return."
+        ).format(steps=len(steps), returns=len(returns)))
     if len(steps) == 0:
-        raise ValueError("There is nothing to plot: no evaluation has been recorded yet.")
+        raise ValueError(gettext("There is nothing to plot: no evaluation has been recorded yet."))
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4))
     ax.plot(list(steps), list(returns), marker="o", label=gettext("average return"))

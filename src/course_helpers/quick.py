@@ -33,10 +33,10 @@ def is_quick_mode() -> bool:
         return True
     if value in _FALSE:
         return False
-    raise ValueError(
-        f"{QUICK_MODE_VARIABLE}={raw!r} is not understood. Set it to 1 for quick mode "
-        f"or 0 (or leave it unset) for the full run."
-    )
+    raise ValueError(gettext(
+        "{variable}={value} is not understood. Set it to 1 for quick mode "
+        "or 0 (or leave it unset) for the full run."
+    ).format(variable=QUICK_MODE_VARIABLE, value=repr(raw)))
 
 
 class Hyperparameters(Mapping[str, Any]):
@@ -62,9 +62,8 @@ class Hyperparameters(Mapping[str, Any]):
         values = self.__dict__.get("_values", {})
         if name in values:
             return values[name]
-        raise AttributeError(
-            f"There is no hyperparameter named {name!r}. Known: {', '.join(sorted(values))}."
-        )
+        raise AttributeError(gettext("There is no hyperparameter named {name}. Known: {known}.").format(
+            name=repr(name), known=", ".join(sorted(values))))
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]

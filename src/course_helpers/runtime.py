@@ -90,9 +90,11 @@ def setup(language: str = "en", virtual_display: bool = False) -> Runtime:
         os.environ.setdefault(name, value)
     if late:
         warnings.warn(
-            "course_helpers.setup() ran after TensorFlow or pygame was imported, so "
-            f"{', '.join(late)} may not take effect. Restart the kernel and run the "
-            "set-up cell first.",
+            i18n.gettext(
+                "course_helpers.setup() ran after TensorFlow or pygame was imported, so "
+                "{variables} may not take effect. Restart the kernel and run the set-up "
+                "cell first."
+            ).format(variables=", ".join(late)),
             RuntimeWarning,
             stacklevel=2,
         )
@@ -162,11 +164,11 @@ def start_virtual_display(size: tuple[int, int] = (1024, 768)) -> str:
     global _virtual_display
     if _virtual_display is None:
         if shutil.which("Xvfb") is None:
-            raise RuntimeError(
+            raise RuntimeError(i18n.gettext(
                 "A virtual display needs Xvfb, which is not installed. Install it with "
                 "'sudo apt-get install xvfb' (Debian/Ubuntu), or call "
                 "course.setup() without virtual_display=True: the lessons do not need it."
-            )
+            ))
         from pyvirtualdisplay import Display
 
         _virtual_display = Display(visible=False, size=size)
@@ -183,7 +185,8 @@ def seed_everything(seed: int) -> int:
     between runs; on CPU two runs with the same seed match closely.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}.")
+        raise ValueError(i18n.gettext("seed must be a non-negative integer, got {value}.").format(
+            value=repr(seed)))
     random.seed(seed)
     import numpy as np
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from course_helpers.environments import as_py_environment, play
+from course_helpers.i18n import gettext
 from course_helpers.progress import progress
 
 #: Videos larger than this are not embedded: they would bloat the notebook file.
@@ -83,24 +84,25 @@ def write_mp4(frames: Iterable[np.ndarray], path: str | os.PathLike, fps: int = 
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
-        raise FileNotFoundError(f"Cannot write {path}: the folder {directory} does not exist.")
+        raise FileNotFoundError(gettext("Cannot write {path}: the folder {folder} does not exist.").format(
+            path=path, folder=directory))
     if not os.access(directory, os.W_OK):
-        raise PermissionError(
-            f"Cannot write {path}: the folder {directory} is not writable. Choose a path "
+        raise PermissionError(gettext(
+            "Cannot write {path}: the folder {folder} is not writable. Choose a path "
             "in a folder you own, for example the notebook's working folder."
-        )
+        ).format(path=path, folder=directory))
     stream = iter(frames)
     first = next(stream, None)
     if first is None:
-        raise ValueError(
-            f"No frames to write to {path}: the episode produced none. Check that the "
+        raise ValueError(gettext(
+            "No frames to write to {path}: the episode produced none. Check that the "
             "environment renders (env.render() after env.reset()) and that the policy ran."
-        )
+        ).format(path=path))
     first = np.asarray(first)
     if first.ndim != 3 or first.shape[-1] != 3:
-        raise ValueError(
-            f"Frames must be RGB images of shape (height, width, 3); frame 0 has shape {first.shape}."
-        )
+        raise ValueError(gettext(
+            "Frames must be RGB images of shape (height, width, 3); frame 0 has shape {shape}."
+        ).format(shape=first.shape))
     descriptor, partial = tempfile.mkstemp(suffix=".mp4", prefix=f".{path.stem}-", dir=directory)
     os.close(descriptor)
     failure: BaseException | None = None
@@ -113,10 +115,10 @@ def write_mp4(frames: Iterable[np.ndarray], path: str | os.PathLike, fps: int = 
             for index, frame in enumerate(stream, start=1):
                 frame = np.asarray(frame)
                 if frame.shape != first.shape:
-                    raise ValueError(
-                        f"All frames must have the same shape: frame 0 is {first.shape}, "
-                        f"frame {index} is {frame.shape}."
-                    )
+                    raise ValueError(gettext(
+                        "All frames must have the same shape: frame 0 is {first}, "
+                        "frame {index} is {shape}."
+                    ).format(first=first.shape, index=index, shape=frame.shape))
                 writer.append_data(frame.astype(np.uint8, copy=False))
         except BaseException as error:  # noqa: BLE001 (re-raised below, after clean-up)
             failure = error
@@ -137,10 +139,10 @@ def embed_mp4(path: str | os.PathLike, max_megabytes: float = DEFAULT_MAX_MEGABY
     path = Path(path)
     size = path.stat().st_size / 1e6
     if size > max_megabytes:
-        raise ValueError(
-            f"{path} is {size:.1f} MB, more than the {max_megabytes:g} MB limit for embedding "
+        raise ValueError(gettext(
+            "{path} is {size} MB, more than the {limit} MB limit for embedding "
             "a video in a notebook. Record fewer episodes or steps, or raise max_megabytes."
-        )
+        ).format(path=path, size=f"{size:.1f}", limit=f"{max_megabytes:g}"))
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return HTML(
         '<video width="480" controls autoplay loop muted>'
