@@ -73,6 +73,11 @@ def test_translated_comments_in_code_do_not_count_as_a_difference():
     assert check.code_tokens(english) != check.code_tokens(english.replace(".loss", ""))
 
 
+def test_a_changed_magic_line_counts_as_a_code_difference():
+    assert check.code_tokens("%time run()") != check.code_tokens("%timeit run()")
+    assert check.code_tokens("!pip install x  # note") == check.code_tokens("!pip install x  # note")
+
+
 def test_a_missing_localized_notebook_is_reported(project):
     (project / "notebooks" / "es" / f"{LESSON}.ipynb").unlink()
     assert check.check(project) == ["01_demo [es]: notebooks/es/01_demo.ipynb is missing; run 'course l10n build'."]

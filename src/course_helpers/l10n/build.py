@@ -41,7 +41,9 @@ def localize(english: nbformat.NotebookNode, translations: dict[tuple[str, str],
                 translated = translations.get((cell.id, block.text)) if block.translatable else None
                 stale |= block.translatable and translated is None
                 texts.append(translated if translated is not None else block.text)
-            cell.source = join_blocks([stale_note(language)] * stale + texts)
+            if stale:
+                texts.insert(0, stale_note(language))
+            cell.source = join_blocks(texts)
         elif cell.cell_type == "code" and cell.id == SETUP_CELL:
             if cell.source.count(ENGLISH_SETUP) != 1:
                 raise catalogs.CatalogError(

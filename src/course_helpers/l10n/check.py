@@ -40,8 +40,8 @@ def code_tokens(source: str) -> list[tuple[int, str]]:
     """The token stream of a code cell without comments and layout-only tokens."""
     skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
                tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
-    # Cells may contain IPython magics (%time, !pip); tokenize them as text lines.
-    lines = [("#" + line) if line.lstrip().startswith(("%", "!")) else line
+    # IPython magics (%time, !pip) are not Python: compare each such line as exact text.
+    lines = [repr(line.strip()) if line.lstrip().startswith(("%", "!")) else line
              for line in source.splitlines()]
     tokens = tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
     return [(t.type, t.string) for t in tokens if t.type not in skipped]
