@@ -83,6 +83,29 @@ def test_run_lesson_runs_extra_code_as_a_last_cell_of_the_executed_copy_only(pro
     assert source.read_bytes() == before
 
 
+def test_a_cell_over_its_time_limit_is_named_and_the_notebook_still_written(project):
+    source = project / "notebooks" / "en" / "03_slow.ipynb"
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("print('start')"),
+                      nbformat.v4.new_code_cell("import time\ntime.sleep(30)")]
+    nbformat.write(notebook, source)
+    target = project / "runs" / "slow.ipynb"
+    with pytest.raises(LessonFailed, match=r"03_slow.ipynb timed out after 2 s in cell 1 \(id "):
+        lessons.run_lesson("03", output=target, show_progress=False, cell_timeout=2)
+    assert outputs_text(nbformat.read(target, as_version=4), 0).strip() == "start"
+
+
+def test_course_run_sets_no_time_limit_unless_asked(project, monkeypatch):
+    """A full SAC training cell runs for about an hour; a default limit would kill it."""
+    from course_helpers import cli
+
+    seen = []
+    monkeypatch.setattr(cli.lessons, "run_lesson", lambda *args: seen.append(args[-1]) or "x")
+    assert cli.main(["run", "01"]) == 0
+    assert cli.main(["run", "01", "--cell-timeout", "60"]) == 0
+    assert seen == [None, 60]
+
+
 def test_run_lesson_refuses_to_write_over_the_lesson(project):
     source = project / "notebooks" / "en" / "01_hello.ipynb"
     before = source.read_bytes()

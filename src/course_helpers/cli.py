@@ -27,7 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--lang", default="en", choices=lessons.LANGUAGES)
     run.add_argument("--quick", action="store_true", help="shrink the loops (quick mode)")
     run.add_argument("-o", "--output", help="where to write it (default runs/<lang>/<lesson>.ipynb)")
-    run.add_argument("--cell-timeout", type=int, default=1800, help="seconds per cell")
+    run.add_argument("--cell-timeout", type=int, default=None,
+                     help="stop a cell after this many seconds (default: no limit; a full "
+                          "SAC training cell runs for about an hour)")
 
     commands.add_parser("list", help="list the lessons")
 

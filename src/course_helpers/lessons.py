@@ -80,7 +80,7 @@ def run_lesson(
     language: str = "en",
     output: str | os.PathLike | None = None,
     quick: bool = False,
-    cell_timeout: int = 1800,
+    cell_timeout: int | None = None,
     show_progress: bool = True,
     extra_code: str | None = None,
 ) -> Path:
@@ -89,11 +89,13 @@ def run_lesson(
     The default output is ``runs/<language>/<lesson>.ipynb`` in the repository. The
     lesson itself is never overwritten. If a cell fails, the executed copy is still
     written (with the error in it) and :class:`LessonFailed` names the cell.
+    ``cell_timeout`` stops a cell after that many seconds; by default there is no limit,
+    because a full-size training cell can run for an hour (SAC on Minitaur).
     ``extra_code`` is run as one more cell at the end (the benchmark uses it to read
     the lesson's figures); it goes into the executed copy only.
     """
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
     from tqdm.auto import tqdm
 
     source = lesson_path(name, language)
@@ -109,31 +111,30 @@ def run_lesson(
         notebook.cells.append(nbformat.v4.new_code_cell(extra_code))
     code_cells = sum(cell.cell_type == "code" for cell in notebook.cells)
     bar = tqdm(total=code_cells, desc=source.stem, unit="cell", disable=not show_progress)
+    running: dict[str, int] = {}  # the index of the cell being executed, for error messages
     client = NotebookClient(
         notebook,
         timeout=cell_timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(source.parent)}},
+        on_cell_start=lambda cell_index, **_: running.update(index=cell_index),
         on_cell_executed=lambda **_: bar.update(1),
     )
     failure = None
     with _environment(**{QUICK_MODE_VARIABLE: "1" if quick else "0"}):
         try:
             client.execute()
-        except CellExecutionError as error:
+        except (CellExecutionError, CellTimeoutError) as error:
             failure = error
         finally:
             bar.close()
             nbformat.write(notebook, target)
     if failure is not None:
-        index, cell = next(
-            ((i, c) for i, c in enumerate(notebook.cells)
-             if any(o.get("output_type") == "error" for o in c.get("outputs", []))),
-            (None, None),
-        )
-        where = f"cell {index} (id {cell.get('id')!r})" if cell is not None else "a cell"
+        index = running.get("index")
+        where = f"cell {index} (id {notebook.cells[index].get('id')!r})" if index is not None else "a cell"
+        what = (f"timed out after {cell_timeout} s" if isinstance(failure, CellTimeoutError)
+                else "failed")
         raise LessonFailed(
-            f"{source.name} failed in {where}; the executed notebook with the error is "
-            f"in {target}.\n{failure}"
+            f"{source.name} {what} in {where}; the executed notebook is in {target}.\n{failure}"
         )
     return target
