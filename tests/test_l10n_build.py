@@ -7,7 +7,7 @@ import pytest
 
 from course_helpers.l10n import build, catalogs
 
-from test_l10n_catalogs import LESSON, translate_everything, write_lesson
+from test_l10n_catalogs import LESSON, make_project, translate_everything, write_lesson
 
 CELLS = [
     ("intro", "md", "# Replay buffers\n\nA buffer stores experience.\n\n```\nenv -> buffer\n```"),
@@ -19,10 +19,7 @@ CELLS = [
 
 @pytest.fixture
 def project(tmp_path):
-    write_lesson(tmp_path, CELLS)
-    catalogs.extract(tmp_path)
-    catalogs.update(tmp_path)
-    return tmp_path
+    return make_project(tmp_path, CELLS)
 
 
 def built(root, language="fr"):

@@ -35,12 +35,17 @@ CELLS = [
 ]
 
 
+def make_project(root: Path, cells, languages: list[str] | None = None) -> Path:
+    """A course in ``root`` with one lesson made of ``cells``, extracted and merged."""
+    write_lesson(root, cells)
+    catalogs.extract(root)
+    catalogs.update(root, languages)
+    return root
+
+
 @pytest.fixture
 def project(tmp_path):
-    write_lesson(tmp_path, CELLS)
-    catalogs.extract(tmp_path)
-    catalogs.update(tmp_path, ["fr"])
-    return tmp_path
+    return make_project(tmp_path, CELLS, ["fr"])
 
 
 def translate_everything(root: Path, language: str = "fr") -> None:

@@ -8,14 +8,12 @@ import pytest
 from course_helpers.l10n import build, catalogs, check
 
 from test_l10n_build import CELLS
-from test_l10n_catalogs import LESSON, translate_everything, write_lesson
+from test_l10n_catalogs import LESSON, make_project, translate_everything, write_lesson
 
 
 @pytest.fixture
 def project(tmp_path):
-    write_lesson(tmp_path, CELLS)
-    catalogs.extract(tmp_path)
-    catalogs.update(tmp_path)
+    make_project(tmp_path, CELLS)
     translate_everything(tmp_path, "fr")
     build.build(tmp_path)
     return tmp_path
