@@ -86,15 +86,17 @@ class Hyperparameters(Mapping[str, Any]):
             rows.append((name, _show(value), note))
         return rows
 
+    def _header(self) -> str:
+        return gettext(
+            "Quick mode is ON: the values marked below are shrunk for a fast run."
+            if self.quick_mode else "Full-size run (quick mode is off)."
+        )
+
     def __repr__(self) -> str:
         rows = self._rows()
         width = max((len(name) for name, _, _ in rows), default=0)
         lines = [f"{name:<{width}}  {value}  {note}".rstrip() for name, value, note in rows]
-        header = gettext(
-            "Quick mode is ON: the values marked below are shrunk for a fast run."
-            if self.quick_mode else "Full-size run (quick mode is off)."
-        )
-        return "\n".join([header, *lines])
+        return "\n".join([self._header(), *lines])
 
     def _repr_html_(self) -> str:
         import html
@@ -104,8 +106,7 @@ class Hyperparameters(Mapping[str, Any]):
             f"<td>{html.escape(note)}</td></tr>"
             for n, v, note in self._rows()
         )
-        header = html.escape(repr(self).splitlines()[0])
-        return f"<p>{header}</p><table><tbody>{body}</tbody></table>"
+        return f"<p>{html.escape(self._header())}</p><table><tbody>{body}</tbody></table>"
 
 
 def overrides(full: Mapping[str, Any]) -> dict[str, Any]:
