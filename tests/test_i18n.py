@@ -61,8 +61,12 @@ def test_translations_keep_every_placeholder(language):
         assert fields(entry.msgstr) == fields(entry.msgid), f"{language}: {entry.msgid!r}"
 
 
-def test_setup_in_french_prints_the_runtime_line_in_french():
-    assert str(course.setup(language="fr")).startswith("Tout est prêt : rendu avec le pilote vidéo factice")
+def test_setup_in_french_prints_the_runtime_lines_in_french(monkeypatch):
+    monkeypatch.delenv("COURSE_RUNTIME", raising=False)
+    monkeypatch.setenv("COURSE_REPLAY", "inprocess")
+    ready, replay = str(course.setup(language="fr")).splitlines()
+    assert ready.startswith("Tout est prêt (sur cet ordinateur) : rendu avec le pilote vidéo factice")
+    assert replay.startswith("Tampons de rejeu : un substitut de Reverb")
 
 
 def test_progress_bars_and_plots_follow_the_lesson_language():

@@ -53,8 +53,11 @@ def test_cell_ids_are_unique_readable_slugs(lesson):
 def test_first_code_cell_sets_up_the_runtime_before_anything_else(lesson):
     path, nb = lesson
     first = next(cell for cell in nb.cells if cell.cell_type == "code")
-    assert first.source.splitlines()[0] == "import course_helpers as course", path.name
-    assert 'course.setup(language="en")' in first.source, (
+    assert first.id == "setup"
+    # Nothing runs before the helpers are imported, except installing them on Colab.
+    code = [line.strip() for line in first.source.splitlines() if line.strip()]
+    assert code[1] == "import course_helpers as course", path.name
+    assert code[-1].startswith('print(course.setup(language="en"'), (
         f"{path.name}: the set-up cell passes the lesson's language; translations change only that"
     )
 
@@ -66,9 +69,10 @@ def test_hyperparameters_live_in_one_visible_cell_with_their_quick_values(lesson
     assert "quick=dict(" in cells[0].source, f"{path.name}: the cell must show what quick mode changes"
 
 
-def test_lesson_opens_with_a_title_and_ends_with_summary_and_exercises(lesson):
+def test_lesson_opens_with_badges_then_a_title_and_ends_with_summary_and_exercises(lesson):
     path, nb = lesson
-    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
+    assert nb.cells[0].id == "badges"  # tests/test_links.py checks where they lead
+    assert nb.cells[1].cell_type == "markdown" and nb.cells[1].source.startswith("# ")
     headings = [cell.source.splitlines()[0] for cell in nb.cells if cell.cell_type == "markdown"]
     assert "## Summary" in headings and headings[-1] == "## Exercises", path.name
 

@@ -161,3 +161,52 @@ def test_seed_everything_makes_python_numpy_and_tensorflow_draws_repeat():
 def test_seed_everything_rejects_seeds_that_are_not_non_negative_integers(seed):
     with pytest.raises(ValueError, match="non-negative integer"):
         runtime.seed_everything(seed)
+
+
+@pytest.fixture
+def shell():
+    """An IPython shell, as in a notebook kernel, with the magics setup() registers."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    runtime._register_magics()
+    yield shell
+    shell.user_ns.pop("made", None)
+
+
+def test_requires_runs_the_cell_where_reverb_is_installed(shell, monkeypatch, capsys):
+    monkeypatch.delenv("COURSE_REPLAY", raising=False)
+    result = shell.run_cell("%%requires reverb\nmade = 'here'\nmade")
+    assert result.success and shell.user_ns["made"] == "here"
+    assert "'here'" in capsys.readouterr().out  # the last expression is shown, as in any cell
+
+
+def test_requires_skips_the_cell_where_reverb_is_missing_and_says_why(shell, monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_REPLAY", "inprocess")
+    result = shell.run_cell("%%requires reverb\nmade = 'here'")
+    assert result.success and "made" not in shell.user_ns
+    out = capsys.readouterr().out
+    assert out.startswith("Skipped here: this cell needs Reverb, and COURSE_REPLAY=inprocess")
+    assert "Launch Binder" in out
+
+
+def test_requires_skips_a_cell_whose_package_is_not_installed(shell, capsys):
+    result = shell.run_cell("%%requires no_such_package_here\nmade = 1")
+    assert result.success and "made" not in shell.user_ns
+    assert "needs the no_such_package_here package" in capsys.readouterr().out
+
+
+def test_an_error_inside_a_requires_cell_fails_the_cell(shell, monkeypatch):
+    """nbval and a learner must see the failure, not a silently 'successful' cell."""
+    monkeypatch.delenv("COURSE_REPLAY", raising=False)
+    result = shell.run_cell("%%requires reverb\n1 / 0")
+    assert not result.success
+
+
+def test_setup_names_the_replay_buffer_in_use(monkeypatch):
+    monkeypatch.delenv("COURSE_REPLAY", raising=False)
+    assert "Replay buffers: Reverb" in str(runtime.setup())
+    monkeypatch.setenv("COURSE_REPLAY", "inprocess")
+    note = str(runtime.setup()).splitlines()[-1]
+    assert note.startswith("Replay buffers: an in-process stand-in for Reverb, because "
+                           "COURSE_REPLAY=inprocess asks for it.")

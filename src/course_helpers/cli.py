@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from course_helpers import lessons
+from course_helpers import binder, lessons, links
 from course_helpers.l10n import build as l10n_build
 from course_helpers.l10n import catalogs
 from course_helpers.l10n import check as l10n_check
@@ -32,6 +32,15 @@ def main(argv: list[str] | None = None) -> int:
                           "SAC training cell runs for about an hour)")
 
     commands.add_parser("list", help="list the lessons")
+
+    for name, help_text in (
+        ("links", "write the Colab and Binder badges into the README and the English lessons, "
+                  "from [tool.course] in pyproject.toml"),
+        ("binder", "write binder/environment.yml from the pins in requirements.txt"),
+    ):
+        sync = commands.add_parser(name, help=help_text)
+        sync.add_argument("--check", action="store_true",
+                          help="change nothing; exit with 1 if a file is out of date")
 
     l10n = commands.add_parser("l10n", help="translation catalogs (gettext, keyed by cell id)")
     steps = l10n.add_subparsers(dest="step", required=True)
@@ -65,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Executed notebook written to {path}")
         elif args.command == "l10n":
             return _l10n(args)
+        elif args.command in ("links", "binder"):
+            return _sync(args)
         elif args.command == "lab":
             root = lessons.project_root() / "notebooks"
             command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
@@ -78,6 +89,21 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, lessons.LessonFailed) as error:  # CatalogError, NotebookError too
         print(f"course {args.command}: {error}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _sync(args: argparse.Namespace) -> int:
+    root = lessons.project_root()
+    module = links if args.command == "links" else binder
+    changed = module.sync(root, check=args.check)
+    for path in changed:
+        print(f"{'out of date' if args.check else 'wrote'}: {path.relative_to(root)}")
+    if args.check and changed:
+        print(f"course {args.command}: run 'course {args.command}' and commit the result.",
+              file=sys.stderr)
+        return 1
+    if not changed:
+        print(f"course {args.command}: everything is up to date.")
     return 0
 
 

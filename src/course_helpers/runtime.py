@@ -15,9 +15,10 @@ import random
 import shutil
 import sys
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from course_helpers import i18n, quick
+from course_helpers import colab, i18n, quick
 
 #: Environment variables the lessons need, set only where the learner has not set them.
 RUNTIME_VARIABLES: dict[str, str] = {
@@ -51,20 +52,51 @@ _NOISY_WARNINGS: tuple[tuple[str, type[Warning]], ...] = (
 
 @dataclass(frozen=True)
 class Runtime:
-    """What :func:`setup` configured, shown to the learner as one line."""
+    """What :func:`setup` configured, shown to the learner in a few lines."""
 
     display: str
     quick_mode: bool
     language: str = "en"
+    place: str = "local"
+    replay: str = "reverb"
+    #: Packages installed for Colab by this call, and how long it took.
+    installed: tuple[str, ...] = ()
+    install_seconds: float = 0.0
 
     def __str__(self) -> str:
         _ = i18n.gettext
         mode = _("on (CI-sized run)") if self.quick_mode else _("off (full-size run)")
-        return _("Runtime ready: rendering with {display}; quick mode {mode}.").format(
-            display=self.display, mode=mode)
+        place = {"colab": _("Colab"), "binder": _("Binder")}.get(self.place, _("this computer"))
+        lines = [_("Runtime ready on {place}: rendering with {display}; quick mode {mode}.").format(
+            place=place, display=self.display, mode=mode)]
+        if self.installed:
+            lines.append(_("Installed for Colab in {seconds:.0f} s: {packages}.").format(
+                seconds=self.install_seconds, packages=", ".join(self.installed)))
+        lines.append(replay_note(self.replay))
+        return "\n".join(lines)
 
 
-def setup(language: str = "en", virtual_display: bool = False) -> Runtime:
+def replay_note(backend: str) -> str:
+    """One line telling the learner which replay buffer the lessons use here, and why."""
+    _ = i18n.gettext
+    if backend == "reverb":
+        return _("Replay buffers: Reverb, as in the published TF-Agents tutorials.")
+    return _("Replay buffers: an in-process stand-in for Reverb, because {why}. The lesson "
+             "code is unchanged; the stand-in keeps experience inside this process and does "
+             "not enforce rate limiters. Launch the lesson on Binder to use Reverb itself.").format(
+                 why=_without_reverb_because())
+
+
+def _without_reverb_because() -> str:
+    if importlib.util.find_spec("reverb") is None:
+        return i18n.gettext(
+            "Reverb installs only on Python 3.11 or older, and this runtime has Python "
+            "{version}").format(version=f"{sys.version_info.major}.{sys.version_info.minor}")
+    return i18n.gettext("{variable}=inprocess asks for it").format(variable="COURSE_REPLAY")
+
+
+def setup(language: str = "en", virtual_display: bool = False,
+          needs: Sequence[str] = ()) -> Runtime:
     """Prepare a quiet, headless runtime. Call it before importing TensorFlow.
 
     Args:
@@ -73,13 +105,23 @@ def setup(language: str = "en", virtual_display: bool = False) -> Runtime:
         virtual_display: start an Xvfb virtual screen as well (needs the ``xvfb``
             system package). The lessons do not need one: CartPole renders with SDL's
             dummy driver and pybullet with its CPU renderer.
+        needs: packages this lesson needs beyond the shared ones (``"pybullet"``). On
+            Colab, what is missing is installed first; elsewhere it is already there.
 
     Example:
         >>> import course_helpers as course
         >>> print(course.setup())  # doctest: +ELLIPSIS
-        Runtime ready: ...
+        Runtime ready ...
     """
     i18n.set_language(language)
+    place = colab.detect_runtime()
+    installed: list[str] = []
+    seconds = 0.0
+    if place == "colab":
+        missing = colab.missing_packages(needs)
+        if missing:
+            seconds = colab.install(missing)
+            installed = [package.requirement for package in missing]
     variables = {**RUNTIME_VARIABLES, **_keras_variables()}
     late = [
         name
@@ -102,11 +144,69 @@ def setup(language: str = "en", virtual_display: bool = False) -> Runtime:
         warnings.filterwarnings("ignore", category=category, module=module)
 
     _quiet_absl()
+    _register_magics()
 
     display = i18n.gettext("SDL's dummy video driver (no screen needed)")
     if virtual_display:
         display = start_virtual_display()
-    return Runtime(display=display, quick_mode=quick.is_quick_mode(), language=language)
+    return Runtime(display=display, quick_mode=quick.is_quick_mode(), language=language,
+                   place=place, replay=_replay_backend(), installed=tuple(installed),
+                   install_seconds=seconds)
+
+
+def _replay_backend() -> str:
+    from course_helpers import replay  # imports nothing heavy; kept lazy like the rest
+
+    return replay.backend()
+
+
+class _CellFailed(Exception):
+    """Marks a cell run by %%requires as failed; its own traceback is already shown."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows this instead of a traceback
+        return []
+
+
+def requires(line: str, cell: str) -> None:
+    """``%%requires reverb``: run the cell where the package works; elsewhere, say why not.
+
+    Lesson 01 teaches Reverb itself, which cannot be installed on Colab. Its Reverb
+    cells start with this line, so that there they explain themselves instead of
+    failing, and every other cell of the lesson still runs.
+    """
+    from IPython import get_ipython
+    from IPython.core.error import UsageError
+
+    package = line.strip()
+    if not package or " " in package:
+        raise UsageError("Usage: %%requires <package>, e.g. %%requires reverb")
+    if package == "reverb":
+        available = _replay_backend() == "reverb"
+    else:
+        available = importlib.util.find_spec(package) is not None
+    if not available:
+        if package == "reverb":
+            print(i18n.gettext(
+                "Skipped here: this cell needs Reverb, and {why}. Every other cell of this "
+                "lesson runs. To run this one too, open the lesson on Binder with the "
+                "\"Launch Binder\" badge at the top.").format(why=_without_reverb_because()))
+        else:
+            print(i18n.gettext("Skipped here: this cell needs the {package} package, which is "
+                               "not installed.").format(package=package))
+        return
+    result = get_ipython().run_cell(cell, store_history=False)
+    if not result.success:
+        raise _CellFailed()
+
+
+def _register_magics() -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.register_magic_function(requires, magic_kind="cell", magic_name="requires")
 
 
 # Lines that TensorFlow logs through absl each time a policy is saved as a SavedModel

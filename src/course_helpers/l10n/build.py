@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 
+from course_helpers import links
 from course_helpers.i18n import translator
 from course_helpers.l10n import catalogs
 from course_helpers.l10n.units import join_blocks, read_lesson, split_markdown
@@ -30,12 +31,19 @@ def stale_note(language: str) -> str:
 
 
 def localize(english: nbformat.NotebookNode, translations: dict[tuple[str, str], str],
-             language: str, name: str) -> nbformat.NotebookNode:
-    """Return the lesson in ``language``; ``translations`` maps (cell id, English) to text."""
+             language: str, name: str, repo: links.Repository | None = None
+             ) -> nbformat.NotebookNode:
+    """Return the lesson in ``language``; ``translations`` maps (cell id, English) to text.
+
+    With ``repo``, the lesson's badges cell opens this language's copy of the lesson.
+    """
     notebook = copy.deepcopy(english)
     notebook.metadata["course"] = {"language": language, "source": f"notebooks/en/{name}.ipynb"}
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown":
+    for index, cell in enumerate(notebook.cells):
+        if cell.get("id") == links.BADGES_CELL:
+            if repo is not None:
+                notebook.cells[index] = links.badges_cell(repo, language, name)
+        elif cell.cell_type == "markdown":
             texts, stale = [], False
             for block in split_markdown(cell.source):
                 translated = translations.get((cell.id, block.text)) if block.translatable else None
@@ -63,6 +71,7 @@ def translations_of(catalog) -> dict[tuple[str, str], str]:
 def build(root: Path, languages: list[str] | None = None) -> list[Path]:
     """Write notebooks/<lang>/NN_name.ipynb for every lesson and language; return the paths."""
     catalogs.check_locale_folders(root)
+    repo = links.repository(root, required=False)
     written = []
     for language in languages or list(catalogs.LANGUAGES):
         for name in catalogs.lessons(root):
@@ -71,6 +80,6 @@ def build(root: Path, languages: list[str] | None = None) -> list[Path]:
             found = translations_of(catalogs.read_catalog(path)) if path.exists() else {}
             target = root / "notebooks" / language / f"{name}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(localize(english, found, language, name), target)
+            nbformat.write(localize(english, found, language, name, repo), target)
             written.append(target)
     return written

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 
+from course_helpers import links
 from course_helpers.l10n import build, catalogs
 from course_helpers.l10n.units import read_lesson
 
@@ -90,7 +91,8 @@ def check_notebook(root: Path, language: str, name: str) -> list[str]:
     path = catalogs.catalog_path(root, language, name)
     found = build.translations_of(catalogs.read_catalog(path)) if path.exists() else {}
     # nbformat.write adds a final newline to what writes() returns.
-    fresh = nbformat.writes(build.localize(english, found, language, name)) + "\n"
+    fresh = nbformat.writes(build.localize(english, found, language, name,
+                                           links.repository(root, required=False))) + "\n"
     if target.read_text(encoding="utf-8") != fresh:
         problems.append(f"{name} [{language}]: {target.relative_to(root)} is out of date with its "
                         "English source and catalog; run 'course l10n build' and commit the result.")

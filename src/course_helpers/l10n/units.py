@@ -13,6 +13,8 @@ from pathlib import Path
 
 import nbformat
 
+from course_helpers.links import BADGES_CELL
+
 _FENCES = ("```", "~~~")
 
 
@@ -104,7 +106,8 @@ def lesson_units(notebook: nbformat.NotebookNode) -> list[Unit]:
     """Every translatable paragraph of a lesson, in order, without repeats within a cell."""
     units: list[Unit] = []
     for cell in notebook.cells:
-        if cell.cell_type != "markdown":
+        # The badges cell is made per language by `course links` and the build.
+        if cell.cell_type != "markdown" or cell.id == BADGES_CELL:
             continue
         seen: set[str] = set()
         for block in split_markdown(cell.source):

@@ -1,0 +1,82 @@
+"""binder/ builds what CI tests: the same pins, the same Python, the same variables.
+
+Docker cannot run here, so mybinder.org's build is not reproduced. Instead these tests
+prove its inputs equal what CI installs from requirements.txt and then tests.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+import yaml
+
+from course_helpers import binder, runtime
+
+ROOT = Path(__file__).resolve().parents[1]
+BINDER = ROOT / "binder"
+
+
+def binder_environment() -> dict:
+    return yaml.safe_load((BINDER / "environment.yml").read_text(encoding="utf-8"))
+
+
+def pip_section(environment: dict) -> list[str]:
+    [pip] = [d["pip"] for d in environment["dependencies"] if isinstance(d, dict)]
+    return pip
+
+
+def test_binder_pins_are_exactly_the_pins_ci_installs():
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    assert pip_section(binder_environment()) == binder.pins(requirements)
+    assert binder.sync(ROOT, check=True) == [], "run 'course binder' and commit the result"
+
+
+def test_the_pins_cover_the_stack_and_the_interface_languages():
+    names = {re.split(r"[=<>!~ ;]", pin)[0].lower() for pin in pip_section(binder_environment())}
+    for package in ("tensorflow", "tf-agents", "dm-reverb", "gym", "pybullet", "jupyterlab",
+                    "jupyterlab-language-pack-pt-br", "jupyterlab-language-pack-es-es",
+                    "jupyterlab-language-pack-fr-fr"):
+        assert package in names, package
+
+
+def test_binder_and_local_set_ups_use_the_same_python():
+    dependencies = binder_environment()["dependencies"]
+    assert f"python={binder.PYTHON}" in dependencies
+    assert re.search(rf"^PYTHON \?= python{re.escape(binder.PYTHON)}$",
+                     (ROOT / "Makefile").read_text(), re.M)
+    assert f"python={binder.PYTHON}" in yaml.safe_load((ROOT / "environment.yml").read_text())[
+        "dependencies"]
+
+
+def test_post_build_installs_the_helpers_without_resolving_anything_else():
+    script = BINDER / "postBuild"
+    assert os.access(script, os.X_OK), "mybinder.org runs postBuild only if it is executable"
+    commands = [line for line in script.read_text().splitlines()
+                if line.strip() and not line.lstrip().startswith("#")]
+    assert "python -m pip install --no-cache-dir --no-deps -e ." in commands
+
+
+def test_start_sets_the_variables_the_lessons_need_then_starts_jupyter():
+    script = BINDER / "start"
+    assert os.access(script, os.X_OK)
+    exported = {}
+    for line in script.read_text().splitlines():
+        if line.startswith("export "):
+            exported.update(item.split("=", 1) for item in shlex.split(line)[1:])
+    assert exported == runtime.RUNTIME_VARIABLES
+    assert script.read_text().rstrip().endswith('exec "$@"')
+
+
+def test_the_local_conda_environment_installs_the_same_lock():
+    environment = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in environment["dependencies"] if isinstance(d, dict))
+    assert "-r requirements.txt" in pip
+
+
+def test_pins_keep_environment_markers_and_drop_comments():
+    text = ("# header\nappnope==1.0.0 ; sys_platform == 'darwin'  # via ipykernel\n"
+            "gym==0.23.0              # via -r requirements.in\n\n-e .\n")
+    assert binder.pins(text) == ["appnope==1.0.0 ; sys_platform == 'darwin'", "gym==0.23.0"]

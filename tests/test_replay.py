@@ -1,0 +1,432 @@
+"""course_helpers.replay: Reverb where it installs, an in-process stand-in where it does not.
+
+The stand-in must run the lessons' Reverb code unchanged and store exactly the items
+Reverb stores. Where Reverb is installed, one test feeds the same steps to both and
+compares what each table holds.
+"""
+
+import collections
+import importlib
+import subprocess
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from course_helpers import replay
+
+needs_reverb = pytest.mark.skipif(not replay.reverb_available(), reason="dm-reverb is not installed")
+
+FIRST, MID, LAST = 0, 1, 2
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    """No COURSE_REPLAY, and reverb_available() looked up afresh before and after."""
+    monkeypatch.delenv("COURSE_REPLAY", raising=False)
+    replay.reverb_available.cache_clear()
+    yield monkeypatch
+    replay.reverb_available.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def standin():
+    """The three names as a lesson imports them under COURSE_REPLAY=inprocess."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COURSE_REPLAY", "inprocess")
+        from course_helpers.replay import reverb, reverb_replay_buffer, reverb_utils
+
+        return types.SimpleNamespace(
+            reverb=reverb, reverb_replay_buffer=reverb_replay_buffer, reverb_utils=reverb_utils)
+
+
+def trajectory_spec():
+    """Spec of the hand-made steps below: observation holds the step's index in the stream."""
+    import tensorflow as tf
+    from tf_agents.trajectories import trajectory
+
+    scalar = lambda dtype: tf.TensorSpec([], dtype)  # noqa: E731
+    return trajectory.Trajectory(
+        step_type=scalar(tf.int32), observation=tf.TensorSpec([1], tf.float32),
+        action=scalar(tf.int64), policy_info=(), next_step_type=scalar(tf.int32),
+        reward=scalar(tf.float32), discount=scalar(tf.float32))
+
+
+def stream(episode_lengths, unfinished=0):
+    """Steps as a PyDriver hands them to observers: each episode's transitions, then its
+    boundary step (LAST -> FIRST), then `unfinished` steps of an episode still running."""
+    from tf_agents.trajectories import trajectory
+
+    steps = []
+
+    def add(step_type, next_step_type):
+        steps.append(trajectory.Trajectory(
+            step_type=np.asarray(step_type, np.int32),
+            observation=np.asarray([len(steps)], np.float32),
+            action=np.asarray(len(steps) % 2, np.int64), policy_info=(),
+            next_step_type=np.asarray(next_step_type, np.int32),
+            reward=np.asarray(1.0, np.float32), discount=np.asarray(1.0, np.float32)))
+
+    for length in episode_lengths:
+        for k in range(length):
+            add(FIRST if k == 0 else MID, LAST if k == length - 1 else MID)
+        add(LAST, FIRST)
+    for k in range(unfinished):
+        add(FIRST if k == 0 else MID, MID)
+    return steps
+
+
+def make_table(reverb, spec, name="uniform_table", max_size=1000, min_size=1, **kwargs):
+    """A table as the lessons make one."""
+    from tf_agents.specs import tensor_spec
+
+    return reverb.Table(
+        name,
+        max_size=max_size,
+        sampler=kwargs.pop("sampler", reverb.selectors.Uniform()),
+        remover=reverb.selectors.Fifo(),
+        rate_limiter=kwargs.pop("rate_limiter", reverb.rate_limiters.MinSize(min_size)),
+        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(spec)),
+        **kwargs,
+    )
+
+
+def standin_items(standin, steps, sequence_length, stride_length=1, max_size=1000):
+    """Feed `steps` to the stand-in observer; return (stored items as tuples of step
+    indices, found by sampling until every one has surely shown up, and num_frames())."""
+    spec = trajectory_spec()
+    server = standin.reverb.Server([make_table(standin.reverb, spec, max_size=max_size)], port=None)
+    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
+        spec, table_name="uniform_table", sequence_length=sequence_length, local_server=server)
+    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(
+        buffer.py_client, "uniform_table", sequence_length=sequence_length,
+        stride_length=stride_length)
+    for step in steps:
+        observer(step)
+    count = buffer.num_frames()
+    items = set()
+    if count:
+        dataset = buffer.as_dataset(sample_batch_size=1024, num_steps=sequence_length)
+        for experience, _ in dataset.take(4):
+            items |= {tuple(int(i) for i in row) for row in experience.observation[..., 0].numpy()}
+    observer.close()
+    server.stop()
+    return items, count
+
+
+# --- Which modules the names are ----------------------------------------------------------
+
+
+def test_importing_replay_does_not_import_tensorflow():
+    code = "import sys, course_helpers.replay; print('tensorflow' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+
+
+@needs_reverb
+def test_names_are_the_real_modules_where_reverb_is_installed(clean_env):
+    from course_helpers.replay import reverb, reverb_replay_buffer, reverb_utils
+
+    assert replay.backend() == "reverb"
+    assert reverb is importlib.import_module("reverb")
+    assert reverb_replay_buffer is importlib.import_module("tf_agents.replay_buffers.reverb_replay_buffer")
+    assert reverb_utils is importlib.import_module("tf_agents.replay_buffers.reverb_utils")
+
+
+def test_course_replay_inprocess_selects_the_stand_ins_even_where_reverb_is_installed(clean_env):
+    clean_env.setenv("COURSE_REPLAY", "inprocess")
+    from course_helpers.replay import reverb, reverb_replay_buffer, reverb_utils
+
+    assert replay.backend() == "inprocess"
+    for module in (reverb, reverb_replay_buffer, reverb_utils):
+        assert module.__name__.startswith("course_helpers.replay.")
+    assert hasattr(reverb.selectors, "Uniform") and hasattr(reverb.rate_limiters, "MinSize")
+
+
+def test_stand_ins_are_used_where_reverb_cannot_be_found(clean_env):
+    find_spec = importlib.util.find_spec
+    clean_env.setattr(importlib.util, "find_spec",
+                      lambda name, *args: None if name == "reverb" else find_spec(name, *args))
+    assert replay.reverb_available() is False
+    assert replay.backend() == "inprocess"
+    assert replay.reverb.__name__ == "course_helpers.replay.reverb"
+    clean_env.setenv("COURSE_REPLAY", "reverb")
+    with pytest.raises(ModuleNotFoundError, match="COURSE_REPLAY=reverb"):
+        replay.backend()
+
+
+def test_an_unknown_course_replay_value_names_the_variable_and_the_allowed_values(clean_env):
+    clean_env.setenv("COURSE_REPLAY", "server")
+    with pytest.raises(ValueError, match=r"COURSE_REPLAY='server'.*'reverb' or 'inprocess'"):
+        replay.backend()
+    with pytest.raises(ValueError, match="COURSE_REPLAY"):
+        replay.reverb  # noqa: B018 - resolving the name is what raises
+
+
+def test_other_attributes_are_not_invented():
+    with pytest.raises(AttributeError, match="no attribute 'Reverb'"):
+        replay.Reverb  # noqa: B018
+
+
+# --- The stand-in runs the lessons' code ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dqn_agent(cartpole):
+    """A small DQN agent for CartPole (one hidden layer of 16 units)."""
+    import tensorflow as tf
+    from tf_agents.agents.dqn import dqn_agent
+    from tf_agents.networks import q_network
+    from tf_agents.specs import tensor_spec
+
+    time_step_spec = tensor_spec.from_spec(cartpole.time_step_spec())
+    action_spec = tensor_spec.from_spec(cartpole.action_spec())
+    agent = dqn_agent.DqnAgent(
+        time_step_spec, action_spec,
+        q_network=q_network.QNetwork(time_step_spec.observation, action_spec, fc_layer_params=(16,)),
+        optimizer=tf.compat.v1.train.AdamOptimizer(1e-3),
+        train_step_counter=tf.Variable(0, dtype=tf.int64))
+    agent.initialize()
+    return agent
+
+
+def test_dqn_trains_on_cartpole_from_the_stand_in_as_lesson_02_writes_it(
+        standin, cartpole, random_policy, dqn_agent):
+    import tensorflow as tf
+    from tf_agents.drivers import py_driver
+    from tf_agents.specs import tensor_spec
+
+    reverb, reverb_replay_buffer, reverb_utils = standin.reverb, standin.reverb_replay_buffer, standin.reverb_utils
+    agent, table_name = dqn_agent, "uniform_table"
+    table = reverb.Table(
+        table_name,
+        max_size=1000,
+        sampler=reverb.selectors.Uniform(),
+        remover=reverb.selectors.Fifo(),
+        rate_limiter=reverb.rate_limiters.MinSize(1),
+        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(agent.collect_data_spec)),
+    )
+    reverb_server = reverb.Server([table], port=None)
+    assert reverb_server.port is None
+    replay_buffer = reverb_replay_buffer.ReverbReplayBuffer(
+        agent.collect_data_spec, table_name=table_name, sequence_length=2, local_server=reverb_server)
+    rb_observer = reverb_utils.ReverbAddTrajectoryObserver(
+        replay_buffer.py_client, table_name, sequence_length=2)
+    seen = []
+    py_driver.PyDriver(cartpole, random_policy, [rb_observer, seen.append], max_steps=200).run(
+        cartpole.reset())
+
+    # One pair per observed step, less the first step of each episode begun.
+    episodes_begun = sum(int(step.step_type) == FIRST for step in seen)
+    assert replay_buffer.num_frames() == len(seen) - episodes_begun
+    assert isinstance(replay_buffer.num_frames(), int)
+
+    dataset = replay_buffer.as_dataset(num_parallel_calls=3, sample_batch_size=64, num_steps=2).prefetch(3)
+    experience, info = next(iter(dataset))
+    assert experience.observation.shape == (64, 2, 4)
+    assert experience.action.shape == experience.reward.shape == (64, 2)
+    assert info._fields == ("key", "probability", "table_size", "priority", "times_sampled")
+    assert [t.dtype for t in info] == [tf.uint64, tf.float64, tf.int64, tf.float64, tf.int32]
+    assert all(t.shape == (64, 2) for t in info)
+    assert np.all(info.table_size.numpy() == replay_buffer.num_frames())
+    loss = agent.train(experience).loss
+    assert np.isfinite(loss.numpy())
+    rb_observer.close()
+    reverb_server.stop()
+
+
+def test_actor_and_learner_of_lesson_03_run_on_the_stand_in(
+        standin, cartpole, random_policy, dqn_agent, tmp_path):
+    from tf_agents.specs import tensor_spec
+    from tf_agents.train import actor, learner
+    from tf_agents.train.utils import strategy_utils, train_utils
+
+    reverb = standin.reverb
+    table = reverb.Table(
+        "uniform_table", max_size=1000, sampler=reverb.selectors.Uniform(),
+        remover=reverb.selectors.Fifo(),
+        rate_limiter=reverb.rate_limiters.SampleToInsertRatio(
+            samples_per_insert=3.0, min_size_to_sample=10, error_buffer=3.0),
+        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(dqn_agent.collect_data_spec)))
+    reverb_server = reverb.Server([table], port=None)
+    replay_buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
+        dqn_agent.collect_data_spec, table_name="uniform_table", sequence_length=2,
+        local_server=reverb_server)
+    rb_observer = standin.reverb_utils.ReverbAddTrajectoryObserver(
+        replay_buffer.py_client, "uniform_table", sequence_length=2, stride_length=1)
+    dataset = replay_buffer.as_dataset(sample_batch_size=16, num_steps=2).prefetch(50)
+    train_step = train_utils.create_train_step()
+    collector = actor.Actor(cartpole, random_policy, train_step, steps_per_run=50, observers=[rb_observer])
+    collector.run()
+    assert replay_buffer.num_frames() >= 10
+    agent_learner = learner.Learner(
+        str(tmp_path), train_step, dqn_agent, experience_dataset_fn=lambda: dataset,
+        strategy=strategy_utils.get_strategy(tpu=False, use_gpu=False))
+    loss_info = agent_learner.run(iterations=2)
+    assert np.isfinite(loss_info.loss.numpy())
+    rb_observer.close()
+    reverb_server.stop()
+
+
+# --- Items: what the observer writes, and what the table keeps -------------------------------
+
+
+def test_sampled_pairs_never_span_two_episodes(standin, cartpole, random_policy):
+    """The real observer restarts its count after each boundary step (LAST -> FIRST): a
+    boundary step can end an item but never starts one, and every item's steps follow on."""
+    from tf_agents.drivers import py_driver
+
+    spec = trajectory_spec()._replace(
+        observation=cartpole.observation_spec(), action=cartpole.action_spec())
+    server = standin.reverb.Server([make_table(standin.reverb, spec)], port=None)
+    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
+        spec, table_name="uniform_table", sequence_length=2, local_server=server)
+    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(buffer.py_client, "uniform_table", 2)
+    py_driver.PyDriver(cartpole, random_policy, [observer], max_steps=300).run(cartpole.reset())
+    experience, _ = next(iter(buffer.as_dataset(sample_batch_size=2048, num_steps=2)))
+    step_type, next_step_type = experience.step_type.numpy(), experience.next_step_type.numpy()
+    assert np.any(step_type[:, 1] == LAST), "the sample should hold some episode ends"
+    assert not np.any(step_type[:, 0] == LAST)
+    assert not np.any(step_type[:, 1] == FIRST)
+    assert np.array_equal(next_step_type[:, 0], step_type[:, 1])
+    server.stop()
+
+
+def test_stride_and_sequence_length_3_write_the_items_reverb_writes(standin):
+    # Episodes of 4, 2 and 1 transitions: steps 0-4, 5-7 and 8-9 (each ends with its boundary).
+    steps = stream([4, 2, 1])
+    assert standin_items(standin, steps, 3, stride_length=1) == (
+        {(0, 1, 2), (1, 2, 3), (2, 3, 4), (5, 6, 7)}, 4)
+    assert standin_items(standin, steps, 3, stride_length=2) == ({(0, 1, 2), (2, 3, 4), (5, 6, 7)}, 3)
+    assert standin_items(standin, steps, 2, stride_length=2) == ({(0, 1), (2, 3), (5, 6), (8, 9)}, 4)
+
+
+def test_a_full_table_evicts_the_oldest_items_first(standin):
+    items, count = standin_items(standin, stream([], unfinished=6), 2, max_size=3)
+    assert count == 3
+    assert items == {(2, 3), (3, 4), (4, 5)}
+
+
+def test_sample_info_keys_are_insertion_numbers_of_items_still_stored(standin):
+    spec = trajectory_spec()
+    server = standin.reverb.Server([make_table(standin.reverb, spec, max_size=3)], port=None)
+    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
+        spec, table_name="uniform_table", sequence_length=2, local_server=server)
+    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(buffer.py_client, "uniform_table", 2)
+    for step in stream([], unfinished=6):
+        observer(step)
+    experience, info = next(iter(buffer.as_dataset(sample_batch_size=256)))
+    assert set(info.key.numpy()[:, 0]) == {2, 3, 4}
+    assert np.array_equal(info.key.numpy()[:, 0], experience.observation.numpy()[:, 0, 0])
+    assert np.allclose(info.probability.numpy(), 1 / 3)
+
+
+def test_items_stay_whole_when_sampled_in_the_background_while_the_observer_writes(standin):
+    """prefetch samples in tf.data threads while new items overwrite the oldest ones."""
+    spec = trajectory_spec()
+    server = standin.reverb.Server([make_table(standin.reverb, spec, max_size=20)], port=None)
+    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
+        spec, table_name="uniform_table", sequence_length=2, local_server=server)
+    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(buffer.py_client, "uniform_table", 2)
+    steps = stream([], unfinished=1500)
+    observer(steps[0]), observer(steps[1])
+    iterator = iter(buffer.as_dataset(num_parallel_calls=3, sample_batch_size=64, num_steps=2).prefetch(3))
+    batches = []
+    for i, step in enumerate(steps[2:]):
+        observer(step)
+        if i % 10 == 0:
+            batches.append(next(iterator)[0])
+    for experience in batches:
+        index = experience.observation.numpy()[..., 0].astype(np.int64)
+        assert np.all(index[:, 1] == index[:, 0] + 1)
+        assert np.all(experience.action.numpy() == index % 2)
+    server.stop()
+
+
+@needs_reverb
+@pytest.mark.parametrize("sequence_length, stride_length", [(2, 1), (3, 1), (3, 2), (2, 2)])
+def test_stand_in_stores_the_same_items_as_real_reverb(standin, sequence_length, stride_length):
+    import reverb
+    import tensorflow as tf
+    from tf_agents.replay_buffers import reverb_utils
+
+    steps = stream([5, 1, 2, 7, 3], unfinished=4)
+    spec = trajectory_spec()
+    # A FIFO table read once over gives back every item it holds, in order.
+    server = reverb.Server([make_table(
+        reverb, spec, "fifo", sampler=reverb.selectors.Fifo(), max_times_sampled=1)], port=None)
+    client = reverb.Client(f"localhost:{server.port}")
+    observer = reverb_utils.ReverbAddTrajectoryObserver(
+        client, "fifo", sequence_length=sequence_length, stride_length=stride_length)
+    for step in steps:
+        observer(step)
+    observer.flush()
+    count = client.server_info()["fifo"].current_size
+    real = collections.Counter(
+        tuple(int(i) for i in tf.nest.pack_sequence_as(spec, list(sample.data)).observation[:, 0])
+        for sample in client.sample("fifo", num_samples=count, emit_timesteps=False))
+    observer.close()
+    server.stop()
+
+    items, standin_count = standin_items(standin, steps, sequence_length, stride_length)
+    assert standin_count == count == sum(real.values())
+    assert max(real.values()) == 1  # no duplicates, so a set of items is the whole multiset
+    assert items == set(real)
+
+
+# --- Errors a learner may meet ---------------------------------------------------------------
+
+
+def test_sampling_below_the_rate_limiters_min_size_says_to_collect_more(standin):
+    import tensorflow as tf
+
+    spec = trajectory_spec()
+    server = standin.reverb.Server([make_table(standin.reverb, spec, min_size=5)], port=None)
+    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
+        spec, table_name="uniform_table", sequence_length=2, local_server=server)
+    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(buffer.py_client, "uniform_table", 2)
+    dataset = buffer.as_dataset(sample_batch_size=8, num_steps=2)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"'uniform_table' holds 0 items.*at least 5.*Collect more steps"):
+        next(iter(dataset))
+    for step in stream([], unfinished=4):
+        observer(step)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="holds 3 items"):
+        next(iter(dataset))
+    for step in stream([], unfinished=6):
+        observer(step)
+    experience, _ = next(iter(dataset))  # 3 + 5 items: enough now, and nothing stayed locked
+    assert experience.observation.shape == (8, 2, 1)
+
+
+def test_unknown_and_duplicate_table_names_list_the_known_tables(standin):
+    spec = trajectory_spec()
+    table = make_table(standin.reverb, spec)
+    server = standin.reverb.Server([table], port=None)
+    with pytest.raises(KeyError, match=r"No table named 'replay'.*Known tables: 'uniform_table'"):
+        standin.reverb_replay_buffer.ReverbReplayBuffer(
+            spec, table_name="replay", sequence_length=2, local_server=server)
+    with pytest.raises(ValueError, match="same name: uniform_table"):
+        standin.reverb.Server([table, make_table(standin.reverb, spec)], port=None)
+
+
+@pytest.mark.parametrize("selector", ["Prioritized", "Lifo", "MaxHeap"])
+def test_unsupported_samplers_say_what_is_supported(standin, selector):
+    spec = trajectory_spec()
+    sampler = getattr(standin.reverb.selectors, selector)()
+    with pytest.raises(NotImplementedError, match=r"Uniform\(\).*Fifo\(\).*Python 3.11"):
+        make_table(standin.reverb, spec, sampler=sampler)
+
+
+def test_as_dataset_rejects_what_the_stand_in_cannot_do(standin):
+    spec = trajectory_spec()
+    server = standin.reverb.Server([make_table(standin.reverb, spec)], port=None)
+    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
+        spec, table_name="uniform_table", sequence_length=2, local_server=server)
+    with pytest.raises(ValueError, match=r"num_steps must be None or .*\(2\), not 1"):
+        buffer.as_dataset(sample_batch_size=8, num_steps=1)
+    with pytest.raises(ValueError, match="needs sample_batch_size"):
+        buffer.as_dataset(num_steps=2)
+    with pytest.raises(ValueError, match="single deterministic pass"):
+        buffer.as_dataset(sample_batch_size=8, single_deterministic_pass=True)
