@@ -92,16 +92,23 @@ def make_table(reverb, spec, name="uniform_table", max_size=1000, min_size=1, **
     )
 
 
-def standin_items(standin, steps, sequence_length, stride_length=1, max_size=1000):
-    """Feed `steps` to the stand-in observer; return (stored items as tuples of step
-    indices, found by sampling until every one has surely shown up, and num_frames())."""
-    spec = trajectory_spec()
-    server = standin.reverb.Server([make_table(standin.reverb, spec, max_size=max_size)], port=None)
+def standin_pipeline(standin, spec=None, sequence_length=2, stride_length=1, **table):
+    """(server, buffer, observer) of the stand-in, wired as lessons 02 and 03 wire them."""
+    spec = spec or trajectory_spec()
+    server = standin.reverb.Server([make_table(standin.reverb, spec, **table)], port=None)
     buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
         spec, table_name="uniform_table", sequence_length=sequence_length, local_server=server)
     observer = standin.reverb_utils.ReverbAddTrajectoryObserver(
         buffer.py_client, "uniform_table", sequence_length=sequence_length,
         stride_length=stride_length)
+    return server, buffer, observer
+
+
+def standin_items(standin, steps, sequence_length, stride_length=1, max_size=1000):
+    """Feed `steps` to the stand-in observer; return (stored items as tuples of step
+    indices, found by sampling until every one has surely shown up, and num_frames())."""
+    server, buffer, observer = standin_pipeline(
+        standin, sequence_length=sequence_length, stride_length=stride_length, max_size=max_size)
     for step in steps:
         observer(step)
     count = buffer.num_frames()
@@ -279,10 +286,7 @@ def test_sampled_pairs_never_span_two_episodes(standin, cartpole, random_policy)
 
     spec = trajectory_spec()._replace(
         observation=cartpole.observation_spec(), action=cartpole.action_spec())
-    server = standin.reverb.Server([make_table(standin.reverb, spec)], port=None)
-    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
-        spec, table_name="uniform_table", sequence_length=2, local_server=server)
-    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(buffer.py_client, "uniform_table", 2)
+    server, buffer, observer = standin_pipeline(standin, spec)
     py_driver.PyDriver(cartpole, random_policy, [observer], max_steps=300).run(cartpole.reset())
     experience, _ = next(iter(buffer.as_dataset(sample_batch_size=2048, num_steps=2)))
     step_type, next_step_type = experience.step_type.numpy(), experience.next_step_type.numpy()
@@ -309,11 +313,7 @@ def test_a_full_table_evicts_the_oldest_items_first(standin):
 
 
 def test_sample_info_keys_are_insertion_numbers_of_items_still_stored(standin):
-    spec = trajectory_spec()
-    server = standin.reverb.Server([make_table(standin.reverb, spec, max_size=3)], port=None)
-    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
-        spec, table_name="uniform_table", sequence_length=2, local_server=server)
-    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(buffer.py_client, "uniform_table", 2)
+    server, buffer, observer = standin_pipeline(standin, max_size=3)
     for step in stream([], unfinished=6):
         observer(step)
     experience, info = next(iter(buffer.as_dataset(sample_batch_size=256)))
@@ -324,11 +324,7 @@ def test_sample_info_keys_are_insertion_numbers_of_items_still_stored(standin):
 
 def test_items_stay_whole_when_sampled_in_the_background_while_the_observer_writes(standin):
     """prefetch samples in tf.data threads while new items overwrite the oldest ones."""
-    spec = trajectory_spec()
-    server = standin.reverb.Server([make_table(standin.reverb, spec, max_size=20)], port=None)
-    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
-        spec, table_name="uniform_table", sequence_length=2, local_server=server)
-    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(buffer.py_client, "uniform_table", 2)
+    server, buffer, observer = standin_pipeline(standin, max_size=20)
     steps = stream([], unfinished=1500)
     observer(steps[0]), observer(steps[1])
     iterator = iter(buffer.as_dataset(num_parallel_calls=3, sample_batch_size=64, num_steps=2).prefetch(3))
@@ -381,11 +377,7 @@ def test_stand_in_stores_the_same_items_as_real_reverb(standin, sequence_length,
 def test_sampling_below_the_rate_limiters_min_size_says_to_collect_more(standin):
     import tensorflow as tf
 
-    spec = trajectory_spec()
-    server = standin.reverb.Server([make_table(standin.reverb, spec, min_size=5)], port=None)
-    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
-        spec, table_name="uniform_table", sequence_length=2, local_server=server)
-    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(buffer.py_client, "uniform_table", 2)
+    server, buffer, observer = standin_pipeline(standin, min_size=5)
     dataset = buffer.as_dataset(sample_batch_size=8, num_steps=2)
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"'uniform_table' holds 0 items.*at least 5.*Collect more steps"):

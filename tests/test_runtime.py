@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import types
 
 import numpy as np
 import pytest
@@ -186,7 +187,7 @@ def test_requires_skips_the_cell_where_reverb_is_missing_and_says_why(shell, mon
     result = shell.run_cell("%%requires reverb\nmade = 'here'")
     assert result.success and "made" not in shell.user_ns
     out = capsys.readouterr().out
-    assert out.startswith("Skipped here: this cell needs Reverb, and COURSE_REPLAY=inprocess")
+    assert out.startswith("Skipped here: this cell needs Reverb, but COURSE_REPLAY=inprocess")
     assert "Launch Binder" in out
 
 
@@ -209,4 +210,21 @@ def test_setup_names_the_replay_buffer_in_use(monkeypatch):
     monkeypatch.setenv("COURSE_REPLAY", "inprocess")
     note = str(runtime.setup()).splitlines()[-1]
     assert note.startswith("Replay buffers: an in-process stand-in for Reverb, because "
-                           "COURSE_REPLAY=inprocess asks for it.")
+                           "COURSE_REPLAY=inprocess asks for the stand-in.")
+
+
+def test_the_reason_for_doing_without_reverb_fits_the_runtime(monkeypatch):
+    """Colab (Python 3.12+), a 3.11 runtime without Reverb (the Colab-like CI profile)."""
+    real_find_spec = runtime.importlib.util.find_spec
+    monkeypatch.setattr(runtime.importlib.util, "find_spec",
+                        lambda name: None if name == "reverb" else real_find_spec(name))
+    def python(major, minor):  # what sys.version_info looks like on that Python
+        version = type("version_info", (tuple,), {"major": property(lambda v: v[0]),
+                                                  "minor": property(lambda v: v[1])})
+        return types.SimpleNamespace(version_info=version((major, minor, 0)))
+
+    monkeypatch.setattr(runtime, "sys", python(3, 12))
+    assert runtime._without_reverb_because() == (
+        "it installs only on Python 3.11 or older, and this runtime has Python 3.12")
+    monkeypatch.setattr(runtime, "sys", python(3, 11))
+    assert runtime._without_reverb_because() == "it is not installed in this runtime"

@@ -88,11 +88,15 @@ def replay_note(backend: str) -> str:
 
 
 def _without_reverb_because() -> str:
-    if importlib.util.find_spec("reverb") is None:
+    """Why the lessons do without Reverb here; completes "because ..." and "but ..."."""
+    if importlib.util.find_spec("reverb") is not None:
+        return i18n.gettext("{variable}=inprocess asks for the stand-in").format(
+            variable="COURSE_REPLAY")
+    if sys.version_info >= (3, 12):
         return i18n.gettext(
-            "Reverb installs only on Python 3.11 or older, and this runtime has Python "
+            "it installs only on Python 3.11 or older, and this runtime has Python "
             "{version}").format(version=f"{sys.version_info.major}.{sys.version_info.minor}")
-    return i18n.gettext("{variable}=inprocess asks for it").format(variable="COURSE_REPLAY")
+    return i18n.gettext("it is not installed in this runtime")
 
 
 def setup(language: str = "en", virtual_display: bool = False,
@@ -187,7 +191,7 @@ def requires(line: str, cell: str) -> None:
     if not available:
         if package == "reverb":
             print(i18n.gettext(
-                "Skipped here: this cell needs Reverb, and {why}. Every other cell of this "
+                "Skipped here: this cell needs Reverb, but {why}. Every other cell of this "
                 "lesson runs. To run this one too, open the lesson on Binder with the "
                 "\"Launch Binder\" badge at the top.").format(why=_without_reverb_because()))
         else:
