@@ -34,18 +34,20 @@ ci: test test-colab
 # the first lesson's set-up cell pip-installs what the base lacks (tf-agents with
 # --no-deps, gym, gin-config), lesson 3's adds pybullet. tests/ is not collected: its
 # unit tests are for the pinned stack.
-COLAB_VENV  := .venv-colab
-COLAB_STAMP := $(COLAB_VENV)/.installed
+# COLAB_PYTHON=python3.12 rehearses Colab's own Python: pybullet then compiles from source.
+COLAB_PYTHON ?= $(PYTHON)
+COLAB_VENV   ?= .venv-colab
+COLAB_STAMP  := $(COLAB_VENV)/.installed
 
 test-colab: $(COLAB_STAMP)
 	COURSE_RUNTIME=colab COURSE_QUICK=1 MPLBACKEND=Agg \
 	  $(COLAB_VENV)/bin/python -m pytest -p no:cacheprovider notebooks/en
 
 $(COLAB_STAMP): ci/colab/requirements.txt pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || { \
-	  echo "The Colab-like profile needs Python 3.11: make test-colab PYTHON=/path/to/python3.11"; exit 1; }
+	@$(COLAB_PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] < (3, 11))' 2>/dev/null || { \
+	  echo "The Colab-like profile needs Python 3.11 or newer: make test-colab COLAB_PYTHON=..."; exit 1; }
 	rm -rf $(COLAB_VENV)
-	$(PYTHON) -m venv $(COLAB_VENV)
+	$(COLAB_PYTHON) -m venv $(COLAB_VENV)
 	$(COLAB_VENV)/bin/python -m pip install --quiet uv
 	$(COLAB_VENV)/bin/uv pip install --python $(COLAB_VENV)/bin/python -r ci/colab/requirements.txt
 	$(COLAB_VENV)/bin/uv pip install --python $(COLAB_VENV)/bin/python --no-deps -e .
