@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from course_helpers import colab, i18n, quick
+from course_helpers import colab, i18n, quick, replay
 
 #: Environment variables the lessons need, set only where the learner has not set them.
 RUNTIME_VARIABLES: dict[str, str] = {
@@ -154,14 +154,8 @@ def setup(language: str = "en", virtual_display: bool = False,
     if virtual_display:
         display = start_virtual_display()
     return Runtime(display=display, quick_mode=quick.is_quick_mode(), language=language,
-                   place=place, replay=_replay_backend(), installed=tuple(installed),
+                   place=place, replay=replay.backend(), installed=tuple(installed),
                    install_seconds=seconds)
-
-
-def _replay_backend() -> str:
-    from course_helpers import replay  # imports nothing heavy; kept lazy like the rest
-
-    return replay.backend()
 
 
 class _CellFailed(Exception):
@@ -185,7 +179,7 @@ def requires(line: str, cell: str) -> None:
     if not package or " " in package:
         raise UsageError("Usage: %%requires <package>, e.g. %%requires reverb")
     if package == "reverb":
-        available = _replay_backend() == "reverb"
+        available = replay.backend() == "reverb"
     else:
         available = importlib.util.find_spec(package) is not None
     if not available:
