@@ -228,3 +228,14 @@ def test_the_reason_for_doing_without_reverb_fits_the_runtime(monkeypatch):
         "it installs only on Python 3.11 or older, and this runtime has Python 3.12")
     monkeypatch.setattr(runtime, "sys", python(3, 11))
     assert runtime._without_reverb_because() == "it is not installed in this runtime"
+
+
+def test_setup_hides_the_pkg_resources_notice_that_pygame_and_pybullet_trigger():
+    import warnings
+
+    runtime.setup()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.warn("pkg_resources is deprecated as an API. See https://setuptools.pypa.io",
+                      UserWarning)
+        warnings.warn("a warning the learner should still see", UserWarning)
+    assert [str(w.message) for w in seen] == ["a warning the learner should still see"]

@@ -143,8 +143,8 @@ def install(packages: Sequence[Package], *, python: str = sys.executable) -> flo
         if needs_source_build(package):
             print(i18n.gettext(
                 "{package} has no ready-made wheel for Python {version}, so pip compiles it "
-                "from source. This takes several minutes (about 5 on Colab); the bar below "
-                "keeps counting while it works."
+                "from source. This takes several minutes (10 on two CPU cores, as Colab has); "
+                "the bar below keeps counting while it works."
             ).format(package=package.requirement, version=_python_version()))
     with progress(len(packages), i18n.gettext("Installing for Colab"), unit="pkg") as bar:
         for package in packages:

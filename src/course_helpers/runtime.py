@@ -48,6 +48,11 @@ _NOISY_WARNINGS: tuple[tuple[str, type[Warning]], ...] = (
     # Python 3.11 flags "x is ()" comparisons in tf-agents and gym when it compiles them.
     (r".*(tf_agents|gym)", SyntaxWarning),
 )
+# setuptools 81 warns, as the caller's own warning, wherever pygame or pybullet_envs
+# imports pkg_resources; the pin below 82 keeps pkg_resources working.
+_NOISY_MESSAGES: tuple[tuple[str, type[Warning]], ...] = (
+    ("pkg_resources is deprecated as an API", UserWarning),
+)
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,8 @@ def setup(language: str = "en", virtual_display: bool = False,
         )
     for module, category in _NOISY_WARNINGS:
         warnings.filterwarnings("ignore", category=category, module=module)
+    for message, category in _NOISY_MESSAGES:
+        warnings.filterwarnings("ignore", message=message, category=category)
 
     _quiet_absl()
     _register_magics()
