@@ -80,3 +80,11 @@ def test_pins_keep_environment_markers_and_drop_comments():
     text = ("# header\nappnope==1.0.0 ; sys_platform == 'darwin'  # via ipykernel\n"
             "gym==0.23.0              # via -r requirements.in\n\n-e .\n")
     assert binder.pins(text) == ["appnope==1.0.0 ; sys_platform == 'darwin'", "gym==0.23.0"]
+
+
+def test_jupyterlab_offers_its_interface_in_every_course_language():
+    """The language packs in the pins register with JupyterLab (Settings > Language)."""
+    from jupyterlab_server.translation_utils import get_language_packs
+
+    packs, problems = get_language_packs("en")
+    assert {"pt_BR", "es_ES", "fr_FR"} <= set(packs), problems
