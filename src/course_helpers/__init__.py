@@ -4,6 +4,7 @@ Call :func:`setup` in a lesson's first code cell, before TensorFlow is imported.
 Importing this package imports neither TensorFlow nor pygame.
 """
 
+from course_helpers import selfcheck
 from course_helpers.metrics import average_return
 from course_helpers.plots import plot_returns
 from course_helpers.progress import progress, progress_observer
@@ -22,6 +23,7 @@ __all__ = [
     "record_episodes",
     "record_video",
     "seed_everything",
+    "selfcheck",
     "setup",
     "write_mp4",
 ]
