@@ -73,7 +73,8 @@ def test_lesson_opens_with_badges_then_a_title_and_ends_with_summary_and_exercis
     path, nb = lesson
     assert nb.cells[0].id == "badges"  # tests/test_links.py checks where they lead
     assert nb.cells[1].cell_type == "markdown" and nb.cells[1].source.startswith("# ")
-    headings = [cell.source.splitlines()[0] for cell in nb.cells if cell.cell_type == "markdown"]
+    headings = [cell.source.splitlines()[0] for cell in nb.cells
+                if cell.cell_type == "markdown" and cell.source.startswith("## ")]
     assert "## Summary" in headings and headings[-1] == "## Exercises", path.name
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -83,6 +84,7 @@ def run_lesson(
     cell_timeout: int | None = None,
     show_progress: bool = True,
     extra_code: str | None = None,
+    replace: Mapping[str, str] | None = None,
 ) -> Path:
     """Execute a lesson top to bottom and write the executed copy to ``output``.
 
@@ -92,7 +94,8 @@ def run_lesson(
     ``cell_timeout`` stops a cell after that many seconds; by default there is no limit,
     because a full-size training cell can run for an hour (SAC on Minitaur).
     ``extra_code`` is run as one more cell at the end (the benchmark uses it to read
-    the lesson's figures); it goes into the executed copy only.
+    the lesson's figures); it goes into the executed copy only. ``replace`` maps cell
+    ids to the code to run in their place (the exercises' reference solutions).
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
@@ -107,6 +110,12 @@ def run_lesson(
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     notebook = nbformat.read(source, as_version=4)
+    unknown = set(replace or {}) - {cell.get("id") for cell in notebook.cells}
+    if unknown:
+        raise ValueError(f"{source.name} has no cell with id {', '.join(sorted(unknown))}.")
+    for cell in notebook.cells:
+        if cell.get("id") in (replace or {}):
+            cell.source = replace[cell.id]
     if extra_code:
         notebook.cells.append(nbformat.v4.new_code_cell(extra_code))
     code_cells = sum(cell.cell_type == "code" for cell in notebook.cells)
