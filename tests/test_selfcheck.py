@@ -130,3 +130,106 @@ def test_the_second_step_of_every_sequence_passes():
 def test_a_wrong_slice_gets_a_hint_about_its_misunderstanding(answer, misunderstanding):
     feedback = selfcheck.second_steps(answer, LIDAR)
     assert not feedback and misunderstanding in feedback.message
+
+
+# Lesson 02, exercise 1: the average-return loop, checked against course.average_return.
+class AlwaysLeft:
+    """A deterministic Python policy for CartPole, built lazily (tf-agents imports TF)."""
+
+    def __new__(cls, env):
+        import numpy as np
+        from tf_agents.policies import py_policy
+        from tf_agents.trajectories import policy_step
+
+        class Policy(py_policy.PyPolicy):
+            def _action(self, time_step, policy_state):
+                return policy_step.PolicyStep(np.array(0, np.int64), policy_state, ())
+
+        return Policy(env.time_step_spec(), env.action_spec())
+
+
+def episodes_loop(env, policy, num_episodes, *, last_reward=True, divide=True, episodes=None):
+    """The learner's loop, right, or with one of the usual mistakes."""
+    totals = []
+    for _ in range(episodes or num_episodes):
+        time_step, total = env.reset(), 0.0
+        while not time_step.is_last():
+            time_step = env.step(policy.action(time_step).action)
+            if last_reward or not time_step.is_last():
+                total += float(time_step.reward)
+        totals.append(total)
+    return sum(totals) / (len(totals) if divide else 1)
+
+
+def test_a_right_average_return_loop_passes(cartpole):
+    feedback = selfcheck.average_return_function(episodes_loop, cartpole, AlwaysLeft(cartpole), 3)
+    assert feedback, feedback.message
+
+
+@pytest.mark.parametrize("mistake, misunderstanding", [
+    (dict(divide=False), "total over all episodes"),
+    (dict(last_reward=False), "misses its last reward"),
+    (dict(episodes=1), "first episode's return only"),
+])
+def test_a_wrong_loop_gets_a_hint_about_its_misunderstanding(cartpole, mistake, misunderstanding):
+    def loop(env, policy, num_episodes):
+        return episodes_loop(env, policy, num_episodes, **mistake)
+
+    feedback = selfcheck.average_return_function(loop, cartpole, AlwaysLeft(cartpole), 3)
+    assert not feedback and misunderstanding in feedback.message
+
+
+def test_a_loop_that_fails_or_returns_nothing_gets_feedback_not_a_crash(cartpole):
+    def broken(env, policy, num_episodes):
+        raise KeyError("oops")
+
+    assert "raised KeyError" in selfcheck.average_return_function(
+        broken, cartpole, AlwaysLeft(cartpole), 2).message
+    assert "return the average as a number" in selfcheck.average_return_function(
+        lambda env, policy, n: None, cartpole, AlwaysLeft(cartpole), 2).message
+
+
+# Lesson 02, exercise 2: num_steps for an n-step update, as DqnAgent itself counts them.
+def test_n_step_num_steps_agrees_with_dqn_agents_train_sequence_length(cartpole):
+    from tf_agents.agents.dqn import dqn_agent
+    from tf_agents.networks import q_network
+    from tf_agents.specs import tensor_spec
+
+    time_step_spec = tensor_spec.from_spec(cartpole.time_step_spec())
+    action_spec = tensor_spec.from_spec(cartpole.action_spec())
+    agent = dqn_agent.DqnAgent(time_step_spec, action_spec,
+                               q_network=q_network.QNetwork(time_step_spec.observation, action_spec),
+                               optimizer=tf.keras.optimizers.Adam(), n_step_update=3)
+    assert selfcheck.n_step_num_steps(agent.train_sequence_length, n_step_update=3)
+
+
+@pytest.mark.parametrize("answer, misunderstanding", [
+    (2, "what a one-step update needs"), (3, "one step short"), (7, "more than the update reads"),
+    ("4", "whole number"),
+])
+def test_a_wrong_num_steps_gets_a_hint(answer, misunderstanding):
+    feedback = selfcheck.n_step_num_steps(answer, n_step_update=3)
+    assert not feedback and misunderstanding in feedback.message
+
+
+# Lesson 02, exercise 3: the size of a Q-network, as Keras counts it.
+def test_q_network_parameters_agree_with_keras(cartpole):
+    from tf_agents.networks import sequential
+    from tf_agents.specs import tensor_spec
+
+    net = sequential.Sequential([tf.keras.layers.Dense(32, activation="relu"), tf.keras.layers.Dense(2)])
+    net.create_variables(tensor_spec.from_spec(cartpole.observation_spec()))
+    count = int(sum(tf.size(v) for v in net.trainable_variables))
+    assert selfcheck.q_network_parameters(count, observation_size=4, fc_layer_params=(32,),
+                                          num_actions=2)
+
+
+@pytest.mark.parametrize("answer, misunderstanding", [
+    (4 * 32 + 32 * 2, "every unit also has a bias"),
+    (4 * 32 + 32, "add the output layer"),
+    (5, "count layer by layer"),
+])
+def test_a_wrong_parameter_count_gets_a_hint(answer, misunderstanding):
+    feedback = selfcheck.q_network_parameters(answer, observation_size=4, fc_layer_params=(32,),
+                                              num_actions=2)
+    assert not feedback and misunderstanding in feedback.message
