@@ -225,8 +225,8 @@ def average_return_function(function: Any, environment: Any, policy: Any, num_ep
     except Exception as error:  # the learner's code: any error is feedback, not a crash
         return Feedback(False, _("Not yet: your function raised {error}.").format(
             error=f"{type(error).__name__}: {error}"))
-    try:
-        answer = float(np.asarray(answer).sum()) if answer is not None else None
+    try:  # one number: a float, a NumPy scalar or a scalar tensor
+        answer = None if answer is None else float(np.asarray(answer, dtype=float).reshape(()))
     except (TypeError, ValueError):
         answer = None
     if answer is None:
@@ -234,7 +234,10 @@ def average_return_function(function: Any, environment: Any, policy: Any, num_ep
     environment.seed(seed)
     episodes = _episode_returns(environment, policy, num_episodes)
     returns = [total for total, _ in episodes]
-    close = lambda value: abs(answer - value) <= 1e-4 * max(1.0, abs(value))  # noqa: E731
+
+    def close(value: float) -> bool:
+        return abs(answer - value) <= 1e-4 * max(1.0, abs(value))
+
     if close(float(np.mean(returns))):
         return Feedback(True, _("Right: your loop gives the same average return as "
                                 "course.average_return, over the same episodes."))
