@@ -215,9 +215,7 @@ def test_setup_names_the_replay_buffer_in_use(monkeypatch):
 
 def test_the_reason_for_doing_without_reverb_fits_the_runtime(monkeypatch):
     """Colab (Python 3.12+), a 3.11 runtime without Reverb (the Colab-like CI profile)."""
-    real_find_spec = runtime.importlib.util.find_spec
-    monkeypatch.setattr(runtime.importlib.util, "find_spec",
-                        lambda name: None if name == "reverb" else real_find_spec(name))
+    monkeypatch.setattr(runtime.replay, "reverb_available", lambda: False)
     def python(major, minor):  # what sys.version_info looks like on that Python
         version = type("version_info", (tuple,), {"major": property(lambda v: v[0]),
                                                   "minor": property(lambda v: v[1])})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -133,19 +134,16 @@ def test_a_wrong_slice_gets_a_hint_about_its_misunderstanding(answer, misunderst
 
 
 # Lesson 02, exercise 1: the average-return loop, checked against course.average_return.
-class AlwaysLeft:
-    """A deterministic Python policy for CartPole, built lazily (tf-agents imports TF)."""
+def always_left(env):
+    """A deterministic Python policy for CartPole: always push the cart left."""
+    from tf_agents.policies import py_policy
+    from tf_agents.trajectories import policy_step
 
-    def __new__(cls, env):
-        import numpy as np
-        from tf_agents.policies import py_policy
-        from tf_agents.trajectories import policy_step
+    class AlwaysLeft(py_policy.PyPolicy):
+        def _action(self, time_step, policy_state):
+            return policy_step.PolicyStep(np.array(0, np.int64), policy_state, ())
 
-        class Policy(py_policy.PyPolicy):
-            def _action(self, time_step, policy_state):
-                return policy_step.PolicyStep(np.array(0, np.int64), policy_state, ())
-
-        return Policy(env.time_step_spec(), env.action_spec())
+    return AlwaysLeft(env.time_step_spec(), env.action_spec())
 
 
 def episodes_loop(env, policy, num_episodes, *, last_reward=True, divide=True, episodes=None):
@@ -162,7 +160,7 @@ def episodes_loop(env, policy, num_episodes, *, last_reward=True, divide=True, e
 
 
 def test_a_right_average_return_loop_passes(cartpole):
-    feedback = selfcheck.average_return_function(episodes_loop, cartpole, AlwaysLeft(cartpole), 3)
+    feedback = selfcheck.average_return_function(episodes_loop, cartpole, always_left(cartpole), 3)
     assert feedback, feedback.message
 
 
@@ -175,7 +173,7 @@ def test_a_wrong_loop_gets_a_hint_about_its_misunderstanding(cartpole, mistake, 
     def loop(env, policy, num_episodes):
         return episodes_loop(env, policy, num_episodes, **mistake)
 
-    feedback = selfcheck.average_return_function(loop, cartpole, AlwaysLeft(cartpole), 3)
+    feedback = selfcheck.average_return_function(loop, cartpole, always_left(cartpole), 3)
     assert not feedback and misunderstanding in feedback.message
 
 
@@ -184,10 +182,10 @@ def test_a_loop_that_fails_or_returns_nothing_gets_feedback_not_a_crash(cartpole
         raise KeyError("oops")
 
     assert "raised KeyError" in selfcheck.average_return_function(
-        broken, cartpole, AlwaysLeft(cartpole), 2).message
+        broken, cartpole, always_left(cartpole), 2).message
     for not_a_number in (None, [9.0, 10.0]):
         assert "return the average as a number" in selfcheck.average_return_function(
-            lambda env, policy, n: not_a_number, cartpole, AlwaysLeft(cartpole), 2).message
+            lambda env, policy, n: not_a_number, cartpole, always_left(cartpole), 2).message
 
 
 # Lesson 02, exercise 2: num_steps for an n-step update, as DqnAgent itself counts them.

@@ -21,10 +21,6 @@ def answer_cells(notebook: nbformat.NotebookNode) -> list[str]:
     return [cell.id for cell in notebook.cells if cell.get("id", "").endswith(ANSWER)]
 
 
-def check_cells(notebook: nbformat.NotebookNode) -> list[str]:
-    return [cell.id for cell in notebook.cells if cell.get("id", "").endswith(CHECK)]
-
-
 def solutions(root: Path, lesson: str) -> dict[str, str]:
     """Answer-cell id to reference code, read from ``exercises/<lesson>.toml``.
 

@@ -151,12 +151,14 @@ def sync(root: Path, check: bool = False) -> list[Path]:
     Returns the files that were (with ``check``: would be) rewritten. The localized
     notebooks take their badges from ``course l10n build``.
     """
+    from course_helpers.l10n.catalogs import lessons
     from course_helpers.l10n.units import read_lesson
 
     repo = repository(root)
     changed = []
     titles = {}
-    for path in sorted((root / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb")):
+    for lesson in lessons(root):
+        path = root / "notebooks" / "en" / f"{lesson}.ipynb"
         notebook = read_lesson(path)
         titles[path.stem] = lesson_title(notebook)
         with_links(notebook, repo, "en", path.stem, str(path.relative_to(root)))

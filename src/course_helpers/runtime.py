@@ -94,7 +94,7 @@ def replay_note(backend: str) -> str:
 
 def _without_reverb_because() -> str:
     """Why the lessons do without Reverb here; completes "because ..." and "but ..."."""
-    if importlib.util.find_spec("reverb") is not None:
+    if replay.reverb_available():
         return i18n.gettext("{variable}=inprocess asks for the stand-in").format(
             variable="COURSE_REPLAY")
     if sys.version_info >= (3, 12):

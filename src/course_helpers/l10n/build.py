@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 
 from course_helpers import links
+from course_helpers.links import SETUP_CELL
 from course_helpers.i18n import translator
 from course_helpers.l10n import catalogs
 from course_helpers.l10n.units import join_blocks, read_lesson, split_markdown
@@ -23,7 +24,6 @@ from course_helpers.l10n.units import join_blocks, read_lesson, split_markdown
 STALE_NOTE = "This part is shown in English while its translation is being updated."
 #: The set-up cell's language argument in the English lessons.
 ENGLISH_SETUP = 'language="en"'
-SETUP_CELL = "setup"
 
 
 def stale_note(language: str) -> str:
