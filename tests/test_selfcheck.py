@@ -232,3 +232,93 @@ def test_a_wrong_parameter_count_gets_a_hint(answer, misunderstanding):
     feedback = selfcheck.q_network_parameters(answer, observation_size=4, fc_layer_params=(32,),
                                               num_actions=2)
     assert not feedback and misunderstanding in feedback.message
+
+
+# Lesson 03, exercise 1: four actors insert 200 pairs/s, the learner samples 3 × 256/s.
+RATES = dict(actors=4, inserts_per_actor_per_second=50, gradient_steps_per_second=3, batch_size=256)
+
+
+@pytest.fixture(params=["reverb", "stand-in"])
+def rate_limiters(request):
+    """Reverb's limiters, and the in-process stand-in's that Colab learners build."""
+    if request.param == "reverb":
+        return pytest.importorskip("reverb").rate_limiters
+    from course_helpers import replay
+
+    return replay._STAND_INS["reverb"].rate_limiters
+
+
+def test_a_ratio_of_samples_to_inserts_passes(rate_limiters):
+    limiter = rate_limiters.SampleToInsertRatio(samples_per_insert=3 * 256 / (4 * 50),
+                                                min_size_to_sample=1_000, error_buffer=100)
+    assert selfcheck.rate_limiter(limiter, **RATES)
+
+
+@pytest.mark.parametrize("ratio, misunderstanding", [
+    (3 / 200, "Reverb counts sampled items"),
+    (200 / 768, "upside down"),
+    (768 / 50, "count the inserts of all of them"),
+    (2.0, "then divide"),
+])
+def test_a_wrong_ratio_gets_a_hint_and_never_the_ratio(rate_limiters, ratio, misunderstanding):
+    limiter = rate_limiters.SampleToInsertRatio(samples_per_insert=ratio, min_size_to_sample=1_000,
+                                                error_buffer=100)
+    feedback = selfcheck.rate_limiter(limiter, **RATES)
+    assert not feedback and misunderstanding in feedback.message
+    assert "3.84" not in feedback.message and "768" not in feedback.message
+
+
+def test_min_size_is_told_why_it_does_not_keep_the_pace(rate_limiters):
+    feedback = selfcheck.rate_limiter(rate_limiters.MinSize(1), **RATES)
+    assert not feedback and "MinSize stops nothing" in feedback.message
+    assert not selfcheck.rate_limiter(..., **RATES)
+
+
+# Lesson 03, exercises 2 and 3, compared with the networks TF-Agents builds for Minitaur's specs.
+OBSERVATION = tf.TensorSpec([28], tf.float32)
+ACTION = tf.TensorSpec([8], tf.float32)
+
+
+def bounded(spec):
+    from tf_agents.specs import tensor_spec
+
+    return tensor_spec.BoundedTensorSpec(spec.shape, spec.dtype, minimum=-1.0, maximum=1.0)
+
+
+def test_actor_outputs_agree_with_the_tanh_normal_projection():
+    from tf_agents.agents.sac import tanh_normal_projection_network
+    from tf_agents.networks import actor_distribution_network
+
+    net = actor_distribution_network.ActorDistributionNetwork(
+        OBSERVATION, bounded(ACTION), fc_layer_params=(16,),
+        continuous_projection_net=tanh_normal_projection_network.TanhNormalProjectionNetwork)
+    net.create_variables()
+    last_kernel = [v for v in net.trainable_variables if "kernel" in v.name][-1]
+    assert selfcheck.actor_outputs(int(last_kernel.shape[-1]), ACTION)
+
+
+@pytest.mark.parametrize("answer, misunderstanding", [
+    (8, "would be a fixed action"), (1, "not of a single number"), (28, "for each motor"),
+    (16.0, "whole number"),
+])
+def test_a_wrong_actor_output_count_gets_a_hint(answer, misunderstanding):
+    feedback = selfcheck.actor_outputs(answer, ACTION)
+    assert not feedback and misunderstanding in feedback.message and "16" not in feedback.message
+
+
+def test_critic_input_size_agrees_with_the_critic_network():
+    from tf_agents.agents.ddpg import critic_network
+
+    net = critic_network.CriticNetwork((OBSERVATION, ACTION), joint_fc_layer_params=(16,))
+    net.create_variables()
+    first_kernel = [v for v in net.trainable_variables if "kernel" in v.name][0]
+    assert selfcheck.critic_input_size(int(first_kernel.shape[0]), OBSERVATION, ACTION)
+
+
+@pytest.mark.parametrize("answer, misunderstanding", [
+    (28, "the observation alone"), (8, "the action alone"), (224, "not multiplied"),
+    (256, "add up the numbers"),
+])
+def test_a_wrong_critic_input_size_gets_a_hint(answer, misunderstanding):
+    feedback = selfcheck.critic_input_size(answer, OBSERVATION, ACTION)
+    assert not feedback and misunderstanding in feedback.message and "36" not in feedback.message
