@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from course_helpers import binder, lessons, links
 from course_helpers.l10n import build as l10n_build
@@ -57,6 +58,26 @@ def main(argv: list[str] | None = None) -> int:
     status.add_argument("--min-percent", type=float, default=None,
                         help="exit with 1 if any catalog is less translated than this")
 
+    assign = commands.add_parser(
+        "assignment", help="turn a lesson, in one language, into an nbgrader source assignment")
+    assign.add_argument("lesson", help="e.g. 01_replay_buffers or 01")
+    assign.add_argument("--lang", default="en", choices=lessons.LANGUAGES)
+    assign.add_argument("--course", required=True, type=Path,
+                        help="the nbgrader course folder (created, with its nbgrader_config.py, "
+                             "if it does not exist)")
+    assign.add_argument("--exchange", default=None,
+                        help="for a new course: the folder release/fetch/submit/collect share")
+    grade = commands.add_parser(
+        "grade", help="autograde each submission in its own process and report the scores")
+    grade.add_argument("assignment", help="e.g. 01_replay_buffers-fr")
+    grade.add_argument("--course", default=Path("."), type=Path, help="the nbgrader course folder")
+    grade.add_argument("--student", action="append", help="only this student (repeatable)")
+    grade.add_argument("--timeout", type=float, default=1800,
+                       help="seconds one submission may take in all (default 1800)")
+    validate = commands.add_parser(
+        "validate", help="run a notebook's tests as the grader will, and say so in its language")
+    validate.add_argument("notebook", type=Path)
+
     # argparse hands a REMAINDER only what follows the first positional, so options
     # such as `course lab --no-browser --port 8890` arrive as unknown arguments.
     args, unknown = parser.parse_known_args(argv)
@@ -76,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             return _l10n(args)
         elif args.command in ("links", "binder"):
             return _sync(args)
+        elif args.command in ("assignment", "grade", "validate"):
+            return _grading(args)
         elif args.command == "lab":
             root = lessons.project_root() / "notebooks"
             command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
@@ -86,10 +109,30 @@ def main(argv: list[str] | None = None) -> int:
                 print("course lab: running as root, so starting JupyterLab with --allow-root.")
                 command.append("--allow-root")
             os.execv(sys.executable, command)
-    except (ValueError, FileNotFoundError, lessons.LessonFailed) as error:  # CatalogError, NotebookError too
+    except (ValueError, OSError, lessons.LessonFailed) as error:  # CatalogError, NotebookError too
         print(f"course {args.command}: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _grading(args: argparse.Namespace) -> int:
+    from course_helpers.grading import assignment, grade, validate
+
+    if args.command == "assignment":
+        lesson = lessons.lesson_path(args.lesson).stem
+        path = assignment.write(lessons.project_root(), args.course, lesson, args.lang,
+                                exchange=args.exchange)
+        print(f"wrote {path}\nNext, in {args.course}: nbgrader generate_assignment "
+              f"{assignment.assignment_id(lesson, args.lang)}")
+        return 0
+    if args.command == "grade":
+        outcomes = grade.grade_all(args.course.resolve(), args.assignment, only=args.student,
+                                   timeout=args.timeout)
+        print(grade.report(outcomes))
+        return 0
+    passed, report = validate.validate(args.notebook)
+    print(report)
+    return 0 if passed else 1
 
 
 def _sync(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ never sees them; CI runs each lesson with them in place and expects every check 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -21,11 +22,31 @@ def answer_cells(notebook: nbformat.NotebookNode) -> list[str]:
     return [cell.id for cell in notebook.cells if cell.get("id", "").endswith(ANSWER)]
 
 
+@dataclass(frozen=True)
+class Exercise:
+    """One entry of ``exercises/<lesson>.toml``.
+
+    ``points`` is what the exercise is worth when the lesson is graded as an assignment;
+    ``hidden_test`` is code the grader runs after the self-check, unseen by students
+    (``None``: the self-check itself decides).
+    """
+
+    solution: str
+    points: int = 1
+    hidden_test: str | None = None
+
+
 def solutions(root: Path, lesson: str) -> dict[str, str]:
-    """Answer-cell id to reference code, read from ``exercises/<lesson>.toml``.
+    """Answer-cell id to reference code, read from ``exercises/<lesson>.toml``."""
+    return {cell_id: exercise.solution for cell_id, exercise in load(root, lesson).items()}
+
+
+def load(root: Path, lesson: str) -> dict[str, Exercise]:
+    """Answer-cell id to its :class:`Exercise`, read from ``exercises/<lesson>.toml``.
 
     Raises ValueError, naming the file, for invalid TOML, an entry without a
-    ``solution``, or an id that is not an answer cell of the English lesson.
+    ``solution``, points that are not a positive whole number, or an id that is not an
+    answer cell of the English lesson.
     """
     path = root / "exercises" / f"{lesson}.toml"
     try:
@@ -42,7 +63,15 @@ def solutions(root: Path, lesson: str) -> dict[str, str]:
         if not isinstance(entry, dict) or not isinstance(entry.get("solution"), str):
             raise ValueError(f"{path}: [{cell_id}] needs solution = '''...''' (the code that "
                              "answers the exercise).")
-        found[cell_id] = entry["solution"].strip("\n")
+        points = entry.get("points", 1)
+        if isinstance(points, bool) or not isinstance(points, int) or points < 1:
+            raise ValueError(f"{path}: [{cell_id}] points = {points!r}; write a whole number of "
+                             "points, 1 or more.")
+        hidden = entry.get("hidden_test")
+        if hidden is not None and not isinstance(hidden, str):
+            raise ValueError(f"{path}: [{cell_id}] hidden_test must be code in a string.")
+        found[cell_id] = Exercise(entry["solution"].strip("\n"), points,
+                                  hidden.strip("\n") if hidden else None)
     missing = [cell_id for cell_id in answers if cell_id not in found]
     if missing:
         raise ValueError(f"{path}: no reference solution for {', '.join(missing)}.")

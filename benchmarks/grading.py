@@ -1,0 +1,63 @@
+"""Benchmark: how long `course grade` takes for a class of submissions of one lesson.
+
+    .venv/bin/python benchmarks/grading.py                     # 20 submissions of lesson 01, en
+    .venv/bin/python benchmarks/grading.py 02 --lang fr -n 5
+
+Every submission is the released notebook with the reference solutions filled in, so each
+one runs the whole lesson (in quick mode, as grading does). Prints figures; asserts
+nothing. The course is built in a temporary folder and removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from course_helpers import exercises, lessons
+from course_helpers.grading import assignment, grade
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lesson", nargs="?", default="01")
+    parser.add_argument("--lang", default="en")
+    parser.add_argument("-n", "--submissions", type=int, default=20)
+    args = parser.parse_args()
+    root = lessons.project_root()
+    lesson = lessons.lesson_path(args.lesson).stem
+    name = assignment.assignment_id(lesson, args.lang)
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
+    with tempfile.TemporaryDirectory() as folder:
+        course = Path(folder) / "course"
+        assignment.write(root, course, lesson, args.lang)
+        subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", name],
+                       cwd=course, env=env, check=True, capture_output=True)
+        released = nbformat.read(course / "release" / name / f"{lesson}.ipynb", as_version=4)
+        for cell in released.cells:
+            cell.source = exercises.solutions(root, lesson).get(cell.get("id"), cell.source)
+        for index in range(args.submissions):
+            target = course / "submitted" / f"student{index:02d}" / name / f"{lesson}.ipynb"
+            target.parent.mkdir(parents=True)
+            nbformat.write(released, target)
+        start = time.perf_counter()
+        outcomes = grade.grade_all(course, name)
+        total = time.perf_counter() - start
+    seconds = sorted(outcome.seconds for outcome in outcomes)
+    print(f"{'figure':<40} value")
+    print(f"{'lesson':<40} {name}")
+    print(f"{'submissions graded':<40} {len(outcomes)}")
+    print(f"{'all with full marks':<40} {all(o.score == o.max_score for o in outcomes)}")
+    print(f"{'total wall time':<40} {total:.1f} s")
+    print(f"{'per submission (median)':<40} {seconds[len(seconds) // 2]:.1f} s")
+    print(f"{'per submission (slowest)':<40} {seconds[-1]:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

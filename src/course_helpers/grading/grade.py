@@ -1,0 +1,187 @@
+"""Autograde every submission of an assignment, one at a time, each in its own nbgrader.
+
+``nbgrader autograde`` already goes on after a failing submission, but one run shares a
+process, a wall clock and a log among all students. Here each submission gets its own
+``nbgrader autograde --student`` process with a time limit, so a hung or crashing
+notebook costs only its own grade. Around each run this module:
+
+- fingerprints the submitted files and proves afterwards that grading left them
+  byte-identical (nbgrader works on a copy under ``autograded/``);
+- records a failed run as 0 points in the gradebook, as nbgrader does for a missing
+  notebook, so that ``nbgrader export`` lists it;
+- reports, per student, the score, what went wrong and in which cell.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from course_helpers.grading.feedback import METADATA_KEY
+from course_helpers.grading.sanitize import NOTE
+from course_helpers.grading.settings import LANGUAGE_VARIABLE
+
+
+@dataclass
+class Outcome:
+    """What grading one submission gave."""
+
+    student: str
+    score: float
+    max_score: float
+    status: str  # "graded", "failed" (nbgrader could not finish) or "timed out"
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``folder``, by relative path."""
+    return {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def assignment_language(course: Path, assignment: str) -> str:
+    for path in sorted((course / "source" / assignment).glob("*.ipynb")):
+        return nbformat.read(path, as_version=4).metadata.get(METADATA_KEY, {}).get("language", "en")
+    raise FileNotFoundError(f"{course / 'source' / assignment} holds no notebook. Create it with "
+                            f"`course assignment <lesson> --lang <language> --course {course}`.")
+
+
+def _cell_notes(notebook: Path) -> list[str]:
+    """One line per cell that ended in an error: its id, the last error and its message.
+
+    (A cell stopped for time shows two errors, the interrupt and then the timeout; the
+    last one says why.)
+    """
+    notes = []
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+        if errors:
+            message = " ".join(str(errors[-1].get("evalue", "")).split())
+            notes.append(f"{cell.get('id', '?')}: {errors[-1].ename}"
+                         + (f": {message[:160]}" if message else ""))
+    return notes
+
+
+def _record_zero(course: Path, assignment: str, student: str) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        gradebook.update_or_create_student(student)
+        submission = gradebook.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.needs_manual_grade = False
+        gradebook.db.commit()
+
+
+def _scores(course: Path, assignment: str, student: str) -> tuple[float, float]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission(assignment, student)
+        return float(submission.score), float(submission.max_score)
+
+
+def grade_one(course: Path, assignment: str, student: str, *, timeout: float) -> Outcome:
+    """Autograde one student's submission; never raises for anything the student wrote."""
+    submitted = course / "submitted" / student / assignment
+    before = fingerprint(submitted)
+    logs = course / "logs" / assignment
+    logs.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, LANGUAGE_VARIABLE: assignment_language(course, assignment),
+           # nbgrader runs a bare `alembic`, installed beside this Python.
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    command = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--student", student,
+               "--force"]
+    start = time.monotonic()
+    with open(logs / f"{student}.log", "wb") as log:
+        process = subprocess.Popen(command, cwd=course, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            status = "graded" if process.wait(timeout=timeout) == 0 else "failed"
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # nbgrader and the kernel it started
+            process.wait()
+            status = "timed out"
+    seconds = time.monotonic() - start
+    if fingerprint(submitted) != before:
+        raise RuntimeError(f"Grading changed files in {submitted}; this must never happen. "
+                           "Please report it with the log in " + str(logs / f"{student}.log"))
+    autograded = course / "autograded" / student / assignment
+    log_text = (logs / f"{student}.log").read_text(errors="replace")
+    notes = [line.split(NOTE, 1)[1].strip() for line in log_text.splitlines() if NOTE in line]
+    if status == "graded":
+        for notebook in sorted(autograded.glob("*.ipynb")):
+            notes += _cell_notes(notebook)
+    else:
+        _record_zero(course, assignment, student)
+        reasons = [line.strip() for line in log_text.splitlines()
+                   if "DeadKernelError" in line or "Kernel died" in line or "could not confine" in line]
+        notes.append(reasons[-1] if reasons else
+                     f"nbgrader did not finish; see {logs / (student + '.log')}")
+        if status == "timed out":
+            notes.append(f"stopped after {timeout:.0f} s")
+    score, max_score = _scores(course, assignment, student)
+    return Outcome(student, score, max_score, status, seconds, notes)
+
+
+def load_config(course: Path) -> None:
+    """Read the course's nbgrader_config.py once, so that its mistakes stop grading early."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    if not (course / "nbgrader_config.py").exists():
+        raise FileNotFoundError(f"{course / 'nbgrader_config.py'} does not exist; is {course} the "
+                                "course folder? `course assignment` creates it.")
+    PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+
+
+def _check_generated(course: Path, assignment: str) -> None:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    if not (course / "gradebook.db").exists():
+        raise ValueError(f"{course} has no gradebook yet. Run `nbgrader generate_assignment "
+                         f"{assignment}` in {course} first.")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        try:
+            gradebook.find_assignment(assignment)
+        except MissingEntry:
+            raise ValueError(f"{assignment} is not in {course / 'gradebook.db'}. Run `nbgrader "
+                             f"generate_assignment {assignment}` in {course} first.") from None
+
+
+def students(course: Path, assignment: str) -> list[str]:
+    return sorted(path.parent.name for path in (course / "submitted").glob(f"*/{assignment}")
+                  if path.is_dir())
+
+
+def grade_all(course: Path, assignment: str, *, only: list[str] | None = None,
+              timeout: float = 1800) -> list[Outcome]:
+    """Grade each submission of ``assignment`` in turn (all, or those of ``only``)."""
+    load_config(course)
+    _check_generated(course, assignment)
+    found = students(course, assignment)
+    unknown = sorted(set(only or []) - set(found))
+    if unknown:
+        raise ValueError(f"No submission of {assignment} in {course / 'submitted'} for: "
+                         f"{', '.join(unknown)}. Students with one: {', '.join(found) or 'none'}.")
+    return [grade_one(course, assignment, student, timeout=timeout) for student in (only or found)]
+
+
+def report(outcomes: list[Outcome]) -> str:
+    """A plain-text table: one line per student, then the notes under it."""
+    lines = [f"{'student':<16} {'score':>11} {'status':<10} {'time':>7}"]
+    for outcome in outcomes:
+        lines.append(f"{outcome.student:<16} {outcome.score:>5g} / {outcome.max_score:<3g} "
+                     f"{outcome.status:<10} {outcome.seconds:>6.1f}s")
+        lines += [f"    {note}" for note in outcome.notes]
+    return "\n".join(lines)

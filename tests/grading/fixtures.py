@@ -1,0 +1,90 @@
+"""Submissions of lesson 01 that a class could really hand in, good and bad.
+
+Each is made from the released notebook, as a student would edit it. Lesson 01 has three
+exercises: ex-shapes (2 points), ex-buffer (2) and ex-time (1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import nbformat
+
+Edit = Callable[[nbformat.NotebookNode, dict[str, str]], None]
+
+
+def cell(notebook: nbformat.NotebookNode, cell_id: str) -> nbformat.NotebookNode:
+    return next(c for c in notebook.cells if c.get("id") == cell_id)
+
+
+def solve(notebook, solutions, *but: str) -> None:
+    """Fill every answer cell with its reference solution, except those in ``but``."""
+    for answer_id, code in solutions.items():
+        if answer_id not in but:
+            cell(notebook, answer_id).source = code
+
+
+@dataclass(frozen=True)
+class Case:
+    student: str
+    language: str
+    edit: Edit
+    score: float
+    status: str = "graded"
+    notes: tuple[str, ...] = ()  # pieces of what the report says under this student
+
+
+def _prefix(answer_id: str, code: str) -> Edit:
+    def edit(notebook, solutions):
+        solve(notebook, solutions)
+        cell(notebook, answer_id).source = code + "\n" + solutions[answer_id]
+    return edit
+
+
+def _delete_test(notebook, solutions):
+    solve(notebook, solutions)
+    notebook.cells.remove(cell(notebook, "ex-shapes-check"))
+
+
+def _edit_test(notebook, solutions):
+    solve(notebook, solutions, "ex-buffer-answer")
+    cell(notebook, "ex-buffer-answer").source = "image_buffer = None"
+    cell(notebook, "ex-buffer-check").source = "True  # every test passes now"
+
+
+def _tamper_metadata(notebook, solutions):
+    solve(notebook, solutions, "ex-time-answer")
+    cell(notebook, "ex-time-answer").source = "next_lidar = lidar"
+    cell(notebook, "ex-time-check").metadata["nbgrader"]["points"] = 100
+    cell(notebook, "ex-time-answer").metadata["nbgrader"].update(grade=True, points=50)
+    cell(notebook, "ex-shapes-check").metadata["nbgrader"]["grade_id"] = "free-points"
+
+
+# The notes are what `course grade` reports under each student, in this order or another.
+CASES = [
+    Case("ana", "en", lambda nb, s: solve(nb, s), 5),
+    Case("ben", "en", lambda nb, s: None, 0, notes=(
+        "ex-shapes-check: AssertionError", "ex-buffer-check: AssertionError",
+        "ex-time-check: AssertionError")),
+    Case("chen", "en", _prefix("ex-buffer-answer", "import os\nos._exit(1)  # the kernel dies"), 0,
+         status="failed", notes=("DeadKernelError",)),
+    Case("dana", "en", _prefix("ex-time-answer", "while True:\n    pass"), 4, notes=(
+        "ex-time-answer: CellTimeoutError",
+        "ex-time-check: NameError: name 'next_lidar' is not defined")),
+    Case("eli", "en", _prefix("ex-shapes-answer", "hog = bytearray(64 * 2**30)"), 3, notes=(
+        "ex-shapes-answer: MemoryError",
+        "ex-shapes-check: NameError: name 'predicted' is not defined")),
+    Case("fatou", "fr", lambda nb, s: solve(nb, s), 5),
+    Case("gael", "fr", _delete_test, 5, notes=("ex-shapes-check: cell missing",)),
+    Case("hugo", "fr", _edit_test, 3, notes=(
+        "ex-buffer-check: test cell edited", "ex-buffer-check: AssertionError")),
+    Case("ines", "fr", _tamper_metadata, 4, notes=(
+        "ex-shapes-check: grading metadata differed", "ex-time-answer: grading metadata differed",
+        "ex-time-check: grading metadata differed", "ex-time-check: AssertionError")),
+    Case("jules", "fr", _prefix("ex-time-answer", "print('x' * 5_000_000)"), 5),
+    Case("katia", "fr", _prefix("ex-time-answer", "from pathlib import Path\n"
+                                "Path('../../../escaped.txt').write_text('a student was here')"), 4,
+         notes=("ex-time-answer: PermissionError",
+                "ex-time-check: NameError: name 'next_lidar' is not defined")),
+]

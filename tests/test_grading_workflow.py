@@ -1,0 +1,194 @@
+"""The instructor's whole grading workflow, on real submissions, in English and French.
+
+generate -> release -> students fetch and submit -> collect (and receive a folder with
+zip_collect) -> `course grade` (autograde, each submission alone and confined) -> export
+to CSV -> generate feedback. The submissions (tests/grading/fixtures.py) include a crash,
+an infinite loop, a memory hog, deleted, edited and tampered test cells, megabytes of
+output and a write outside the student's folder. Takes about five minutes.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_helpers import exercises
+from course_helpers.grading import grade
+from course_helpers.i18n import translator
+from grading.fixtures import CASES
+
+pytestmark = pytest.mark.notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSON = "01_replay_buffers"
+CELL_TIMEOUT = 30  # the infinite loop costs this much; every lesson 01 cell needs far less
+
+
+def nbgrader(*args: str, cwd: Path, **env: str) -> str:
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, text=True,
+                            capture_output=True, env={**os.environ, "PATH": path, **env})
+    assert result.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
+    return result.stdout + result.stderr
+
+
+def course_cli(*args: str) -> str:
+    result = subprocess.run([sys.executable, "-m", "course_helpers.cli", *args], text=True,
+                            capture_output=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    base = tmp_path_factory.mktemp("grading")
+    course, exchange = base / "course", base / "exchange"
+    exchange.mkdir()
+    solutions = exercises.solutions(ROOT, LESSON)
+    for language in ("en", "fr"):
+        course_cli("assignment", LESSON, "--lang", language, "--course", str(course),
+                   "--exchange", str(exchange))
+    config = course / "nbgrader_config.py"  # the instructor shortens the per-cell limit
+    config.write_text(config.read_text().replace("cell_timeout=120", f"cell_timeout={CELL_TIMEOUT}"))
+    course_id = course.name
+    for language in ("en", "fr"):
+        assignment = f"{LESSON}-{language}"
+        nbgrader("generate_assignment", assignment, cwd=course)
+        nbgrader("release_assignment", assignment, cwd=course)
+        for case in (c for c in CASES if c.language == language):
+            home = base / "students" / case.student
+            home.mkdir(parents=True)
+            via_exchange = case.student in ("ana", "fatou")
+            if via_exchange:  # the student fetches the assignment, works, and submits
+                nbgrader("fetch_assignment", assignment, f"--course={course_id}",
+                         f"--Exchange.root={exchange}", cwd=home)
+                path = home / assignment / f"{LESSON}.ipynb"
+            else:  # the instructor receives the notebook in a folder, e.g. from an LMS
+                path = course / "downloaded" / assignment / "archive" / case.student / f"{LESSON}.ipynb"
+                path.parent.mkdir(parents=True)
+                shutil.copy(course / "release" / assignment / f"{LESSON}.ipynb", path)
+            notebook = nbformat.read(path, as_version=4)
+            case.edit(notebook, solutions)
+            nbformat.write(notebook, path)
+            if via_exchange:
+                # One machine plays every student, so each says who they are.
+                nbgrader("submit", assignment, f"--course={course_id}", f"--Exchange.root={exchange}",
+                         f"--student={case.student}", cwd=home)
+        nbgrader("collect", assignment, cwd=course)
+        nbgrader("zip_collect", assignment, cwd=course)
+    before = digest(course / "submitted")
+    reports = {language: course_cli("grade", f"{LESSON}-{language}", "--course", str(course))
+               for language in ("en", "fr")}
+    nbgrader("export", cwd=course)
+    for language in ("en", "fr"):
+        nbgrader("generate_feedback", f"{LESSON}-{language}", cwd=course)
+    return {"path": course, "reports": reports, "before": before}
+
+
+def test_every_student_was_collected(course):
+    assert sorted(grade.students(course["path"], f"{LESSON}-en")) == sorted(
+        c.student for c in CASES if c.language == "en")
+    assert sorted(grade.students(course["path"], f"{LESSON}-fr")) == sorted(
+        c.student for c in CASES if c.language == "fr")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.student}-{c.language}" for c in CASES])
+def test_each_submission_gets_its_exact_score_in_the_gradebook_csv(course, case):
+    with open(course["path"] / "grades.csv", newline="") as handle:
+        rows = {(row["assignment"], row["student_id"]): row for row in csv.DictReader(handle)}
+    row = rows[(f"{LESSON}-{case.language}", case.student)]
+    assert (float(row["score"]), float(row["max_score"])) == (case.score, 5.0)
+
+
+def report_of(report: str, student: str) -> tuple[str, list[str]]:
+    """The student's line of a `course grade` report, and the indented notes under it."""
+    lines = report.splitlines()
+    index = next(i for i, line in enumerate(lines) if line.split()[:1] == [student])
+    notes = []
+    for line in lines[index + 1:]:
+        if not line.startswith("    "):
+            break
+        notes.append(line.strip())
+    return lines[index], notes
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.student}-{c.language}" for c in CASES])
+def test_the_report_tells_what_happened_to_each_submission(course, case):
+    line, notes = report_of(course["reports"][case.language], case.student)
+    assert f"{case.score:g} / 5" in line and case.status in line
+    for expected in case.notes:
+        assert any(expected in note for note in notes), (expected, notes)
+    assert len(notes) == len(case.notes), notes
+
+
+def test_grading_leaves_every_submitted_file_byte_identical(course):
+    assert digest(course["path"] / "submitted") == course["before"]
+
+
+def test_a_write_outside_the_students_folder_is_refused(course):
+    assert not list(course["path"].parent.rglob("escaped.txt"))
+
+
+def test_megabytes_of_output_are_cut_in_the_graded_notebook(course):
+    graded = course["path"] / "autograded" / "jules" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
+    assert graded.stat().st_size < 1_000_000
+    cut = translator("fr")("[Output cut here: it was {count} characters long.]").format(count=5_000_001)
+    assert cut in graded.read_text()
+
+
+def test_a_deleted_test_cell_is_put_back_with_a_note_in_the_students_language(course):
+    graded = nbformat.read(course["path"] / "autograded" / "gael" / f"{LESSON}-fr" / f"{LESSON}.ipynb", 4)
+    restored = [c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex-shapes-check"]
+    note = translator("fr")("This cell (id: {cell_id}) was missing from the submission; grading "
+                            "put it back.").format(cell_id="ex-shapes-check")
+    assert len(restored) == 1 and restored[0].source.startswith(f"# {note}\n")
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_feedback_pages_are_in_the_students_language(course, language):
+    pages = sorted((course["path"] / "feedback").glob(f"*/{LESSON}-{language}/{LESSON}.html"))
+    graded = sorted(c.student for c in CASES if c.language == language and c.status == "graded")
+    assert sorted(p.parts[-3] for p in pages) == graded
+    _ = translator(language)
+    for page in pages:
+        text = page.read_text()
+        assert f'<html lang="{language}">' in text
+        assert _("Feedback on {notebook}").format(notebook=LESSON) in text
+        assert _("Score: {points}").format(points="") in text
+    if language != "en":
+        assert "Feedback on" not in text and "Student's answer" not in text
+
+
+@pytest.mark.parametrize("lesson, language", [("02_dqn_cartpole", "pt-br"), ("03_sac_minitaur", "es")])
+def test_every_lessons_reference_solutions_get_full_marks_and_localized_feedback(
+        tmp_path, lesson, language):
+    course, name = tmp_path / "course", f"{lesson}-{language}"
+    course_cli("assignment", lesson, "--lang", language, "--course", str(course))
+    nbgrader("generate_assignment", name, cwd=course)
+    released = nbformat.read(course / "release" / name / f"{lesson}.ipynb", as_version=4)
+    solutions = exercises.solutions(ROOT, lesson)
+    for cell in released.cells:
+        cell.source = solutions.get(cell.get("id"), cell.source)
+    submitted = course / "submitted" / "teacher" / name / f"{lesson}.ipynb"
+    submitted.parent.mkdir(parents=True)
+    nbformat.write(released, submitted)
+    line, notes = report_of(course_cli("grade", name, "--course", str(course)), "teacher")
+    points = sum(e.points for e in exercises.load(ROOT, lesson).values())
+    assert f"{points:g} / {points:g}" in line and notes == []
+    nbgrader("generate_feedback", name, cwd=course)
+    page = (course / "feedback" / "teacher" / name / f"{lesson}.html").read_text()
+    assert f'<html lang="{language}">' in page
+    assert translator(language)("Feedback on {notebook}").format(notebook=lesson) in page
