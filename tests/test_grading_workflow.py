@@ -192,3 +192,18 @@ def test_every_lessons_reference_solutions_get_full_marks_and_localized_feedback
     page = (course / "feedback" / "teacher" / name / f"{lesson}.html").read_text()
     assert f'<html lang="{language}">' in page
     assert translator(language)("Feedback on {notebook}").format(notebook=lesson) in page
+
+
+def test_course_validate_answers_students_in_their_language(course):
+    _ = translator("fr")
+    released = course["path"] / "release" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
+    blank = subprocess.run([sys.executable, "-m", "course_helpers.cli", "validate", str(released)],
+                           capture_output=True, text=True)
+    assert blank.returncode == 1
+    assert blank.stdout.startswith(_("{num_failed} cell(s) failed. If you submit your notebook as "
+                                     "it is, you will not receive full credit.").format(num_failed=3))
+    assert _("This cell failed:") in blank.stdout and "Pas encore" in blank.stdout
+    solved = course["path"].parent / "students" / "fatou" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
+    done = subprocess.run([sys.executable, "-m", "course_helpers.cli", "validate", str(solved)],
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout.strip()) == (0, _("Success: your notebook passes every test."))

@@ -322,3 +322,13 @@ def test_critic_input_size_agrees_with_the_critic_network():
 def test_a_wrong_critic_input_size_gets_a_hint(answer, misunderstanding):
     feedback = selfcheck.critic_input_size(answer, OBSERVATION, ACTION)
     assert not feedback and misunderstanding in feedback.message and "36" not in feedback.message
+
+
+@pytest.mark.parametrize("execution", ["validate", "autograde"])
+def test_while_nbgrader_runs_the_notebook_a_failed_check_fails_its_cell(monkeypatch, execution):
+    monkeypatch.setenv("NBGRADER_EXECUTION", execution)
+    with pytest.raises(AssertionError, match="✘ Not yet: you counted the weights"):
+        selfcheck.q_network_parameters(4 * 32 + 32 * 2, observation_size=4, fc_layer_params=(32,),
+                                       num_actions=2)
+    assert selfcheck.q_network_parameters((4 * 32 + 32) + (32 * 2 + 2), observation_size=4,
+                                          fc_layer_params=(32,), num_actions=2)

@@ -4,12 +4,19 @@ A check compares what the learner wrote with what TF-Agents really does, compute
 check time, so no solution is stored in the notebook. When the answer is wrong, the
 message names the misunderstanding it most likely comes from (time before batch, a
 forgotten axis) instead of saying only "wrong", and it never prints the right answer.
+
+While nbgrader runs a notebook (``nbgrader validate`` or ``autograde``, which set
+``NBGRADER_EXECUTION`` in the kernel's environment), a check that does not pass raises
+``AssertionError`` with its hint instead of returning it, so nbgrader counts its cell as
+failed. Everywhere else it only shows the note.
 """
 
 from __future__ import annotations
 
+import functools
 import html
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +45,17 @@ class Feedback:
                 f'padding: 0.3em 0.8em">{html.escape(str(self))}</div>')
 
 
+def _graded(check: Callable[..., Feedback]) -> Callable[..., Feedback]:
+    """Make ``check`` fail its cell, with the hint, while nbgrader runs the notebook."""
+    @functools.wraps(check)
+    def run(*args: Any, **kwargs: Any) -> Feedback:
+        feedback = check(*args, **kwargs)
+        if not feedback and os.environ.get("NBGRADER_EXECUTION") in ("validate", "autograde"):
+            raise AssertionError(str(feedback))
+        return feedback
+    return run
+
+
 def _shape(value: Any) -> tuple[int, ...] | None:
     try:
         return tuple(int(n) for n in value)
@@ -45,6 +63,7 @@ def _shape(value: Any) -> tuple[int, ...] | None:
         return None
 
 
+@_graded
 def dataset_shapes(predicted: Mapping[str, Any], data_spec: Any, *, sample_batch_size: int,
                    num_steps: int, buffer_batch_size: int | None = None) -> Feedback:
     """Check predicted shapes of what ``as_dataset(sample_batch_size, num_steps)`` yields.
@@ -96,6 +115,7 @@ def dataset_shapes(predicted: Mapping[str, Any], data_spec: Any, *, sample_batch
                             "batch first, then time."))
 
 
+@_graded
 def replay_buffer(buffer: Any, *, image: tuple[tuple[int, ...], Any], reward: tuple[tuple[int, ...], Any],
                   environments: int, steps_per_environment: int) -> Feedback:
     """Check a ``TFUniformReplayBuffer`` built for items ``{"image", "reward"}``.
@@ -148,6 +168,7 @@ def replay_buffer(buffer: Any, *, image: tuple[tuple[int, ...], Any], reward: tu
                             "environment."))
 
 
+@_graded
 def image_buffer(buffer: Any) -> Feedback:
     """Lesson 01, exercise 2: four environments, 1,000 steps each, of an 84×84 grayscale
     image and a reward. The expected spec stays in here so the check cell does not give
@@ -158,6 +179,7 @@ def image_buffer(buffer: Any) -> Feedback:
                          environments=4, steps_per_environment=1_000)
 
 
+@_graded
 def second_steps(answer: Any, sequences: Any) -> Feedback:
     """Check ``answer`` is the second step of every sampled sequence in ``sequences``.
 
@@ -210,6 +232,7 @@ def _episode_returns(environment: Any, policy: Any, num_episodes: int) -> list[t
     return episodes
 
 
+@_graded
 def average_return_function(function: Any, environment: Any, policy: Any, num_episodes: int,
                             seed: int = 1) -> Feedback:
     """Lesson 02: ``function(environment, policy, num_episodes)`` must average the returns.
@@ -256,6 +279,7 @@ def average_return_function(function: Any, environment: Any, policy: Any, num_ep
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
+@_graded
 def n_step_num_steps(answer: Any, n_step_update: int) -> Feedback:
     """Lesson 02: how many consecutive steps an ``n_step_update`` DQN trains on."""
     if isinstance(answer, bool) or not isinstance(answer, int):
@@ -278,6 +302,7 @@ def n_step_num_steps(answer: Any, n_step_update: int) -> Feedback:
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
+@_graded
 def q_network_parameters(answer: Any, observation_size: int, fc_layer_params: tuple[int, ...],
                          num_actions: int) -> Feedback:
     """Lesson 02: the number of weights and biases of a dense Q-network."""
@@ -303,6 +328,7 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-3 * max(abs(a), abs(b))
 
 
+@_graded
 def rate_limiter(limiter: Any, *, actors: int, inserts_per_actor_per_second: float,
                  gradient_steps_per_second: float, batch_size: int) -> Feedback:
     """Lesson 03: a rate limiter that keeps separate actors and a learner in step.
@@ -346,6 +372,7 @@ def _size(spec: Any) -> int:
     return int(np.prod(spec.shape, dtype=np.int64))
 
 
+@_graded
 def actor_outputs(answer: Any, action_spec: Any) -> Feedback:
     """Lesson 03: how many numbers the SAC actor's last layer gives per observation."""
     if isinstance(answer, bool) or not isinstance(answer, int):
@@ -365,6 +392,7 @@ def actor_outputs(answer: Any, action_spec: Any) -> Feedback:
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
+@_graded
 def critic_input_size(answer: Any, observation_spec: Any, action_spec: Any) -> Feedback:
     """Lesson 03: the length of the vector that enters the critic's joint layers."""
     if isinstance(answer, bool) or not isinstance(answer, int):
