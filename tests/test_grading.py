@@ -272,3 +272,14 @@ print("refused" if refused else "written")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=student)
     assert result.stdout.splitlines() == [f"{nobody.pw_uid} {nobody.pw_gid}", "refused"], result.stderr
     assert (student / "answer.txt").read_text() == "mine" and instructor.read_text() == "grades"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching to another user needs root")
+def test_a_grading_user_who_cannot_read_python_is_refused_before_any_grading(tmp_path, monkeypatch):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    (private / "python").symlink_to(sys.executable)
+    monkeypatch.setattr(sys, "executable", str(private / "python"))
+    with pytest.raises(PermissionError, match=r"User 'nobody' cannot run .*private/python.*"
+                                              r"example under /opt, not /root"):
+        sandbox.check_user("nobody")

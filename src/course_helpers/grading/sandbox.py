@@ -129,8 +129,14 @@ def startup_line(**limits: Any) -> str:
 
 
 def check_user(user: str) -> None:
-    """Fail early, with the fix, when ``user`` cannot be switched to."""
+    """Fail early, with the fix, when student code cannot run as ``user``.
+
+    Besides existing and needing root, ``user`` must be able to read this Python and its
+    packages: a virtual environment made from a Python under ``/root`` is not readable by
+    anyone else, and every submission would then fail on its first import.
+    """
     import pwd
+    import subprocess
 
     try:
         pwd.getpwnam(user)
@@ -142,3 +148,15 @@ def check_user(user: str) -> None:
         raise PermissionError(f"Running student code as {user!r} needs root, and grading runs "
                               f"as user id {os.geteuid()}. Run the grading command with sudo, "
                               "or set user=None in nbgrader_config.py.")
+    try:
+        probe = subprocess.run([sys.executable, "-c", "import tomllib, course_helpers.grading"],
+                               user=user, cwd="/", capture_output=True, text=True)
+        failed = probe.returncode != 0
+        reason = (probe.stderr.strip().splitlines() or ["no error message"])[-1]
+    except OSError as error:  # the interpreter itself cannot be run
+        failed, reason = True, str(error)
+    if failed:
+        raise PermissionError(f"User {user!r} cannot run {sys.executable} with the course's "
+                              f"packages ({reason}). Install the course environment where "
+                              f"{user!r} can read it (for example under /opt, not /root), or "
+                              "set user=None in nbgrader_config.py.")
