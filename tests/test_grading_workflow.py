@@ -207,3 +207,13 @@ def test_course_validate_answers_students_in_their_language(course):
     done = subprocess.run([sys.executable, "-m", "course_helpers.cli", "validate", str(solved)],
                           capture_output=True, text=True)
     assert (done.returncode, done.stdout.strip()) == (0, _("Success: your notebook passes every test."))
+
+
+def test_a_submission_that_outlives_its_time_is_stopped_and_recorded_as_zero(course):
+    # Runs last: it regrades ana, after the CSV and the feedback above were written.
+    out = course_cli("grade", f"{LESSON}-en", "--course", str(course["path"]), "--student", "ana",
+                     "--timeout", "1")
+    line, notes = report_of(out, "ana")
+    assert "0 / 5" in line and "timed out" in line and notes[-1] == "stopped after 1 s"
+    assert not list(course["path"].parent.rglob("escaped.txt"))
+    assert digest(course["path"] / "submitted") == course["before"]

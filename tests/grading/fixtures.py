@@ -75,6 +75,11 @@ CASES = [
     Case("eli", "en", _prefix("ex-shapes-answer", "hog = bytearray(64 * 2**30)"), 3, notes=(
         "ex-shapes-answer: MemoryError",
         "ex-shapes-check: NameError: name 'predicted' is not defined")),
+    # A loop that ignores the interrupt: nbgrader gives up on the whole notebook.
+    Case("lena", "en", _prefix("ex-time-answer", "import signal, time\n"
+                               "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                               "while True:\n    time.sleep(1)"), 0,
+         status="failed", notes=("CellTimeoutError",)),
     Case("fatou", "fr", lambda nb, s: solve(nb, s), 5),
     Case("gael", "fr", _delete_test, 5, notes=("ex-shapes-check: cell missing",)),
     Case("hugo", "fr", _edit_test, 3, notes=(

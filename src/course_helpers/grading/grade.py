@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -125,8 +126,9 @@ def grade_one(course: Path, assignment: str, student: str, *, timeout: float) ->
             notes += _cell_notes(notebook)
     else:
         _record_zero(course, assignment, student)
+        # The exception that stopped nbgrader: the last "module.SomeError: message" line.
         reasons = [line.strip() for line in log_text.splitlines()
-                   if "DeadKernelError" in line or "Kernel died" in line or "could not confine" in line]
+                   if re.match(r"\s*[\w.]+(Error|Exception)\b: ", line) or "could not confine" in line]
         notes.append(reasons[-1] if reasons else
                      f"nbgrader did not finish; see {logs / (student + '.log')}")
         if status == "timed out":
