@@ -99,6 +99,8 @@ def test_the_config_localizes_nbgraders_texts_and_confines_the_kernel(tmp_path):
     assert "confine(" in startup and "'cpu_seconds': 100" in startup and "'memory_mb': 2048" in startup
     assert feedback.LimitOutputSize in config.Autograde.autograde_preprocessors
     assert feedback.Localize in config.GenerateFeedback.preprocessors
+    assert config.GenerateFeedback.HTMLExporter.template_name == "course_feedback"
+    assert "template_name" not in config.HTMLExporter  # the formgrader's pages stay its own
 
 
 def test_a_grading_user_that_cannot_be_used_stops_before_any_grading(tmp_path):

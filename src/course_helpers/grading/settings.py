@@ -105,8 +105,9 @@ def apply(c: Any, *, root: Path, course_id: str, language: str, exchange: str | 
 
     c.Localize.language = language
     c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, Localize]
-    c.HTMLExporter.template_name = "course_feedback"
-    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES)]
+    # Only the exporter that GenerateFeedback creates: the formgrader's own pages keep theirs.
+    c.GenerateFeedback.HTMLExporter.template_name = "course_feedback"
+    c.GenerateFeedback.HTMLExporter.extra_template_basedirs = [str(TEMPLATES)]
 
     for name, text in validator_messages(language).items():
         setattr(c.Validator, name, text)
