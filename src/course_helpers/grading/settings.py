@@ -52,9 +52,8 @@ def apply(c: Any, *, root: Path, course_id: str, language: str, exchange: str | 
     ``course assignment``, wins where nbgrader lets it (feedback, autograde notes).
     """
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-    from nbgrader.preprocessors import GetGrades
-
     from nbgrader.converters.autograde import Autograde
+    from nbgrader.preprocessors import GetGrades
 
     from course_helpers.grading.feedback import LimitOutputSize, Localize
     from course_helpers.grading.sanitize import RestoreGradingMetadata
