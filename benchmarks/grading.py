@@ -11,7 +11,6 @@ nothing. The course is built in a temporary folder and removed afterwards.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,12 +32,11 @@ def main() -> None:
     root = lessons.project_root()
     lesson = lessons.lesson_path(args.lesson).stem
     name = assignment.assignment_id(lesson, args.lang)
-    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
     with tempfile.TemporaryDirectory() as folder:
         course = Path(folder) / "course"
         assignment.write(root, course, lesson, args.lang)
         subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", name],
-                       cwd=course, env=env, check=True, capture_output=True)
+                       cwd=course, env=grade.nbgrader_environment(), check=True, capture_output=True)
         released = nbformat.read(course / "release" / name / f"{lesson}.ipynb", as_version=4)
         for cell in released.cells:
             cell.source = exercises.solutions(root, lesson).get(cell.get("id"), cell.source)

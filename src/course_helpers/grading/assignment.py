@@ -18,9 +18,7 @@ from course_helpers import exercises
 from course_helpers.grading.feedback import METADATA_KEY
 from course_helpers.i18n import check_language
 
-CONFIG_MARK = "# Written by `course assignment`"
-
-CONFIG_TEMPLATE = '''{mark} for the course "{course_id}". It is yours to edit:
+CONFIG_TEMPLATE = '''# Written by `course assignment` for the course "{course_id}". It is yours to edit:
 # `course assignment` never rewrites this file once it exists. nbgrader reads it from
 # every command run in this folder. See the README, "Grading with nbgrader".
 from pathlib import Path
@@ -96,7 +94,7 @@ def write(root: Path, course: Path, lesson: str, language: str, *,
     course.mkdir(parents=True, exist_ok=True)
     config = course / "nbgrader_config.py"
     if not config.exists():
-        config.write_text(CONFIG_TEMPLATE.format(mark=CONFIG_MARK, course_id=course.resolve().name,
+        config.write_text(CONFIG_TEMPLATE.format(course_id=course.resolve().name,
                                                  language=language, exchange=exchange),
                           encoding="utf-8")
     elif "course_helpers.grading" not in config.read_text(encoding="utf-8"):

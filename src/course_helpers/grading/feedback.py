@@ -27,15 +27,25 @@ from course_helpers.i18n import LANGUAGES, translator
 METADATA_KEY = "course_helpers"
 
 
+def instructor_notebook(config: Any, assignment: str, notebook: str) -> nbformat.NotebookNode:
+    """The instructor's source copy of ``notebook`` in ``assignment``."""
+    coursedir = CourseDirectory(config=config)
+    folder = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+    return nbformat.read(folder / f"{notebook}.ipynb", as_version=4)
+
+
+def recorded_language(notebook: nbformat.NotebookNode, default: str = "en") -> str:
+    """The language ``course assignment`` recorded in ``notebook``, else ``default``."""
+    language = notebook.metadata.get(METADATA_KEY, {}).get("language")
+    return language if language in LANGUAGES else default
+
+
 def assignment_language(config: Any, assignment: str, notebook: str, default: str) -> str:
     """The language recorded in the source notebook of ``assignment``, else ``default``."""
-    coursedir = CourseDirectory(config=config)
-    path = Path(coursedir.format_path(coursedir.source_directory, ".", assignment)) / f"{notebook}.ipynb"
     try:
-        language = nbformat.read(path, as_version=4).metadata[METADATA_KEY]["language"]
-    except (OSError, KeyError, ValueError):
+        return recorded_language(instructor_notebook(config, assignment, notebook), default)
+    except (OSError, ValueError):
         return default
-    return language if language in LANGUAGES else default
 
 
 def labels(language: str) -> dict[str, str]:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_helpers.grading.feedback import METADATA_KEY
+from course_helpers.grading.feedback import recorded_language
 from course_helpers.grading.sanitize import NOTE
 from course_helpers.grading.settings import LANGUAGE_VARIABLE
 
@@ -51,9 +51,16 @@ def fingerprint(folder: Path) -> dict[str, str]:
 
 def assignment_language(course: Path, assignment: str) -> str:
     for path in sorted((course / "source" / assignment).glob("*.ipynb")):
-        return nbformat.read(path, as_version=4).metadata.get(METADATA_KEY, {}).get("language", "en")
+        return recorded_language(nbformat.read(path, as_version=4))
     raise FileNotFoundError(f"{course / 'source' / assignment} holds no notebook. Create it with "
                             f"`course assignment <lesson> --lang <language> --course {course}`.")
+
+
+def nbgrader_environment() -> dict[str, str]:
+    """This process's environment, with this Python's bin/ first on PATH: nbgrader runs a
+    bare `alembic`, installed beside it."""
+    return {**os.environ,
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
 
 
 def _cell_notes(notebook: Path) -> list[str]:
@@ -72,10 +79,14 @@ def _cell_notes(notebook: Path) -> list[str]:
     return notes
 
 
+def _gradebook_url(course: Path) -> str:
+    return f"sqlite:///{course / 'gradebook.db'}"
+
+
 def _record_zero(course: Path, assignment: str, student: str) -> None:
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with Gradebook(_gradebook_url(course)) as gradebook:
         gradebook.update_or_create_student(student)
         submission = gradebook.update_or_create_submission(assignment, student)
         for notebook in submission.notebooks:
@@ -88,7 +99,7 @@ def _record_zero(course: Path, assignment: str, student: str) -> None:
 def _scores(course: Path, assignment: str, student: str) -> tuple[float, float]:
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with Gradebook(_gradebook_url(course)) as gradebook:
         submission = gradebook.find_submission(assignment, student)
         return float(submission.score), float(submission.max_score)
 
@@ -99,9 +110,7 @@ def grade_one(course: Path, assignment: str, student: str, *, timeout: float) ->
     before = fingerprint(submitted)
     logs = course / "logs" / assignment
     logs.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, LANGUAGE_VARIABLE: assignment_language(course, assignment),
-           # nbgrader runs a bare `alembic`, installed beside this Python.
-           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    env = {**nbgrader_environment(), LANGUAGE_VARIABLE: assignment_language(course, assignment)}
     command = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--student", student,
                "--force"]
     start = time.monotonic()
@@ -153,7 +162,7 @@ def _check_generated(course: Path, assignment: str) -> None:
     if not (course / "gradebook.db").exists():
         raise ValueError(f"{course} has no gradebook yet. Run `nbgrader generate_assignment "
                          f"{assignment}` in {course} first.")
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with Gradebook(_gradebook_url(course)) as gradebook:
         try:
             gradebook.find_assignment(assignment)
         except MissingEntry:

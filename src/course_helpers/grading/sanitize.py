@@ -16,21 +16,14 @@ test cells' sources and puts back missing ones, as usual.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
-from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
+
+from course_helpers.grading.feedback import instructor_notebook
 
 #: Marks the log lines that ``course grade`` copies into its report.
 NOTE = "course-grading-note:"
 _ADDED = ("checksum", "cell_type")
-
-
-def source_notebook(config, assignment: str, notebook: str) -> nbformat.NotebookNode:
-    coursedir = CourseDirectory(config=config)
-    folder = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
-    return nbformat.read(folder / f"{notebook}.ipynb", as_version=4)
 
 
 class RestoreGradingMetadata(NbGraderPreprocessor):
@@ -40,7 +33,7 @@ class RestoreGradingMetadata(NbGraderPreprocessor):
         info = resources["nbgrader"]
         from nbgrader.preprocessors import ClearHiddenTests
 
-        source = source_notebook(self.config, info["assignment"], info["notebook"])
+        source = instructor_notebook(self.config, info["assignment"], info["notebook"])
         expected = {cell.id: cell for cell in source.cells if "nbgrader" in cell.metadata}
         # What students were given: the test cells without their hidden tests.
         released, _ = ClearHiddenTests(config=self.config).preprocess(nbformat.from_dict(source), {})

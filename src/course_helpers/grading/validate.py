@@ -12,14 +12,9 @@ from pathlib import Path
 import nbformat
 from traitlets.config import Config
 
-from course_helpers.grading.feedback import METADATA_KEY
+from course_helpers.grading.feedback import recorded_language
 from course_helpers.grading.settings import success_message, validator_messages
-from course_helpers.i18n import LANGUAGES, translator
-
-
-def notebook_language(path: Path) -> str:
-    language = nbformat.read(path, as_version=4).metadata.get(METADATA_KEY, {}).get("language")
-    return language if language in LANGUAGES else "en"
+from course_helpers.i18n import translator
 
 
 def validate(path: Path, *, cell_timeout: int = 300) -> tuple[bool, str]:
@@ -28,15 +23,14 @@ def validate(path: Path, *, cell_timeout: int = 300) -> tuple[bool, str]:
 
     if not path.is_file():
         raise FileNotFoundError(f"{path} is not a notebook file.")
-    language = notebook_language(path)
+    language = recorded_language(nbformat.read(path, as_version=4))
     _ = translator(language)
+    messages = validator_messages(language)
     config = Config()
     config.Execute.timeout = cell_timeout
-    for name, text in validator_messages(language).items():
+    for name, text in messages.items():
         setattr(config.Validator, name, text)
-    validator = Validator(config=config)
-    results = validator.validate(str(path))
-    messages = validator_messages(language)
+    results = Validator(config=config).validate(str(path))
     lines: list[str] = []
     rule = "=" * 60
     if results.get("type_changed"):
