@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from course_helpers import bench as course_bench
 from course_helpers import binder, lessons, links
 from course_helpers.l10n import build as l10n_build
 from course_helpers.l10n import catalogs
@@ -33,6 +34,25 @@ def main(argv: list[str] | None = None) -> int:
                           "SAC training cell runs for about an hour)")
 
     commands.add_parser("list", help="list the lessons")
+
+    bench = commands.add_parser(
+        "bench", help="measure the lessons: training speed, returns, memory, quick-mode and "
+                      "localization times; prints a table (the full set takes about 45 minutes)")
+    bench.add_argument("--only", default=",".join(course_bench.GROUPS),
+                       help=f"comma-separated groups among {', '.join(course_bench.GROUPS)} "
+                            "(default: all)")
+    bench.add_argument("--seeds", default="42,1,2,3,4",
+                       help="seeds of the DQN runs (default: 42,1,2,3,4)")
+    bench.add_argument("--sac-iterations", type=int, default=None,
+                       help="train SAC for this many iterations instead of the lesson's value")
+    bench.add_argument("--baseline-iterations", type=int, default=2_000,
+                       help="iterations of each published loop (default: 2000)")
+    bench.add_argument("--lessons", default=None,
+                       help="comma-separated lessons for the quick group (default: all)")
+    bench.add_argument("--quick", action="store_true",
+                       help="run every lesson in quick mode: checks that the benchmark works, "
+                            "in a few minutes; the figures mean nothing")
+    bench.add_argument("--markdown", action="store_true", help="print a Markdown table")
 
     for name, help_text in (
         ("links", "write the Colab and Binder badges into the README and the English lessons, "
@@ -93,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             path = lessons.run_lesson(args.lesson, args.lang, args.output, args.quick,
                                       args.cell_timeout)
             print(f"Executed notebook written to {path}")
+        elif args.command == "bench":
+            return _bench(args)
         elif args.command == "l10n":
             return _l10n(args)
         elif args.command in ("links", "binder"):
@@ -147,6 +169,24 @@ def _sync(args: argparse.Namespace) -> int:
         return 1
     if not changed:
         print(f"course {args.command}: everything is up to date.")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    def split(text: str | None) -> list[str]:
+        return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+    try:
+        seeds = [int(seed) for seed in split(args.seeds)]
+    except ValueError:
+        raise ValueError(f"--seeds takes whole numbers separated by commas, got {args.seeds!r}.")
+    rows = course_bench.measure(
+        only=split(args.only), seeds=seeds or [42], quick=args.quick,
+        sac_iterations=args.sac_iterations, baseline_iterations=args.baseline_iterations,
+        lessons_for_quick=split(args.lessons) or None,
+        emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True))
+    print()
+    print(course_bench.format_table(rows, markdown=args.markdown))
     return 0
 
 

@@ -98,21 +98,27 @@ def as_py_environment(env: Any):
 # its policy, so a weak-keyed cache would never let go; instead the cache keeps only the
 # few most recently used policies (a lesson evaluates one or two), keyed by identity.
 _PY_POLICY_CACHE_SIZE = 4
-_py_policies: "OrderedDict[int, tuple[Any, Any]]" = OrderedDict()
+_py_policies: "OrderedDict[tuple[int, bool], tuple[Any, Any]]" = OrderedDict()
 
 
-def as_py_policy(policy: Any):
-    """Return a Python policy for ``policy``, wrapping a TF policy in a compiled eager policy."""
+def as_py_policy(policy: Any, batched: bool = False):
+    """Return a Python policy for ``policy``, wrapping a TF policy in a compiled eager policy.
+
+    ``batched=True`` is for time steps that already carry a batch dimension (from a
+    ``BatchedPyEnvironment``); the wrapper then adds none, and keeps a trace of its own.
+    """
     from tf_agents.policies import py_policy, py_tf_eager_policy, tf_policy
 
     if isinstance(policy, py_policy.PyPolicy):
         return policy
     if isinstance(policy, tf_policy.TFPolicy):
-        cached = _py_policies.get(id(policy))
+        key = (id(policy), batched)
+        cached = _py_policies.get(key)
         if cached is None or cached[0] is not policy:
-            wrapper = py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True)
-            cached = _py_policies[id(policy)] = (policy, wrapper)
-        _py_policies.move_to_end(id(policy))
+            wrapper = py_tf_eager_policy.PyTFEagerPolicy(
+                policy, use_tf_function=True, batch_time_steps=not batched)
+            cached = _py_policies[key] = (policy, wrapper)
+        _py_policies.move_to_end(key)
         while len(_py_policies) > _PY_POLICY_CACHE_SIZE:
             _py_policies.popitem(last=False)
         return cached[1]

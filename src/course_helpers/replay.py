@@ -17,14 +17,16 @@ consecutive steps, samples them uniformly and evicts the oldest first, and the o
 writes exactly the items Reverb's ``ReverbAddTrajectoryObserver`` writes (one every
 ``stride_length`` steps, none across an episode boundary). What differs:
 
-- no server process and no network port (``Server.port`` is None): a table is NumPy
-  arrays in this process's memory, so only this process can write or sample it;
+- no server process and no network port: a table is NumPy arrays in this process's
+  memory, so only this process can write or sample it. ``Server.port`` is a number that
+  names the server inside this process, so ``f"localhost:{server.port}"`` finds it;
 - only the Uniform sampler and the Fifo remover;
 - rate limiters: only the minimum size is honoured, and sampling below it raises an
   error instead of blocking (nothing else in one process could fill the table);
   ``SampleToInsertRatio``'s ratio is not enforced;
 - ``as_dataset`` needs ``sample_batch_size`` and hands out whole items (``num_steps``
-  None or equal to ``sequence_length``);
+  None or equal to ``sequence_length``); ``TrajectoryDataset.from_table_signature``
+  hands out single items, as Reverb's does;
 - the ``SampleInfo`` beside each batch has the real structure, but ``key`` is the item's
   insertion number, ``priority`` is always 1 and ``times_sampled`` 0 (not tracked).
 
@@ -36,10 +38,12 @@ from __future__ import annotations
 import collections
 import functools
 import importlib
+import itertools
 import importlib.util
 import os
 import threading
 import types
+import weakref
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -113,6 +117,13 @@ class SampleInfo(NamedTuple):
     table_size: Any  # tf.int64
     priority: Any  # tf.float64: always 1 (uniform sampling ignores priorities)
     times_sampled: Any  # tf.int32: always 0, not tracked
+
+
+class ReplaySample(NamedTuple):
+    """One sampled item as ``reverb.TrajectoryDataset`` yields it: its info, then its data."""
+
+    info: SampleInfo
+    data: Any
 
 
 class _Selector:
@@ -209,8 +220,14 @@ class _Items:
             keys = self.written - size + (uniform * size).astype(np.int64)
             return [field[keys % self.max_size] for field in self.fields] + [keys, np.int64(size)]
 
-    def sample(self, batch_size: int, min_size: int, table_name: str) -> tuple[Any, SampleInfo]:
-        """A batch of items ``[batch_size, sequence_length, ...]`` and their SampleInfo."""
+    def sample(self, batch_size: int, min_size: int, table_name: str,
+               per_step: bool = True) -> tuple[Any, SampleInfo]:
+        """A batch of items ``[batch_size, sequence_length, ...]`` and their SampleInfo.
+
+        The info is repeated for every step (``[batch_size, sequence_length]``), as
+        TF-Agents' ``as_dataset`` gives it, or given once per item (``per_step=False``),
+        as Reverb's own ``TrajectoryDataset`` does.
+        """
         import tensorflow as tf
 
         flat_spec = tf.nest.flatten(self.spec)
@@ -221,9 +238,10 @@ class _Items:
             [s.dtype for s in flat_spec] + [tf.int64, tf.int64], stateful=True)
         for tensor, spec in zip(flat, flat_spec):
             tensor.set_shape([batch_size, *spec.shape])
-        shape = [batch_size, self.sequence_length]
-        return tf.nest.pack_sequence_as(self.spec, flat), SampleInfo(  # per step, as Reverb
-            key=tf.broadcast_to(tf.cast(keys, tf.uint64)[:, None], shape),
+        shape = [batch_size, self.sequence_length] if per_step else [batch_size]
+        keys = tf.cast(keys, tf.uint64)
+        return tf.nest.pack_sequence_as(self.spec, flat), SampleInfo(
+            key=tf.broadcast_to(keys[:, None], shape) if per_step else keys,
             probability=tf.fill(shape, 1.0 / tf.cast(size, tf.float64)),
             table_size=tf.fill(shape, size),
             priority=tf.ones(shape, tf.float64),
@@ -279,8 +297,18 @@ class Table:
         return f"Table(name={self.name!r}, max_size={self.max_size}) (in-process stand-in)"
 
 
+# In-process servers by the made-up port that names them, so that a dataset given
+# f"localhost:{server.port}" finds its server as it would over the network.
+_servers: "weakref.WeakValueDictionary[int, Server]" = weakref.WeakValueDictionary()
+_port_numbers = itertools.count(1)
+
+
 class Server:
-    """Holds the tables. In-process: no server runs, nothing listens, ``port`` is None."""
+    """Holds the tables. In-process: no server runs and nothing listens.
+
+    ``port`` is a number unique in this process, not a network port: it lets
+    ``TrajectoryDataset`` find the server from the address ``f"localhost:{port}"``.
+    """
 
     def __init__(self, tables: Sequence[Table] | None = None, port: int | None = None,
                  checkpointer: Any = None) -> None:
@@ -290,7 +318,8 @@ class Server:
             raise ValueError(
                 f"Multiple items in tables have the same name: {', '.join(duplicates)}")
         self._tables = {table.name: table for table in tables or ()}
-        self.port: int | None = None
+        self.port = next(_port_numbers)
+        _servers[self.port] = self
         self._stopped = False
 
     def _table(self, name: str) -> Table:
@@ -304,6 +333,61 @@ class Server:
     def stop(self) -> None:
         """Forget the tables; their memory is freed once nothing else holds them."""
         self._tables, self._stopped = {}, True
+
+    @staticmethod
+    def _at(server_address: str) -> "Server":
+        """The in-process server that ``"localhost:<port>"`` names."""
+        host, _, port = str(server_address).rpartition(":")
+        server = _servers.get(int(port)) if port.isdigit() and host in ("localhost", "127.0.0.1") else None
+        if server is None:
+            raise ValueError(
+                f"No in-process Reverb server at {server_address!r}. The stand-in finds a "
+                "server by f\"localhost:{server.port}\" of a Server created in this process.")
+        return server
+
+
+class TrajectoryDataset:
+    """Reverb's own sampling dataset: single items, to be batched with ``.batch``.
+
+    Only ``from_table_signature`` is provided: the items' shapes come from the table's
+    signature (or from what a ``ReverbReplayBuffer`` opened it with).
+    """
+
+    @staticmethod
+    def from_table_signature(server_address: str, table: str, max_in_flight_samples_per_worker: int,
+                             num_workers_per_iterator: int = -1, max_samples_per_stream: int = -1,
+                             rate_limiter_timeout_ms: int = -1,
+                             get_signature_timeout_secs: int | None = None,
+                             max_samples: int = -1) -> Any:
+        """Endless ``ReplaySample(info, data)`` items, each shaped ``[sequence_length, ...]``.
+
+        Items are drawn ``max_in_flight_samples_per_worker`` at a time (one NumPy call
+        per chunk, not per item), then handed out one by one. The other options are
+        Reverb's tuning knobs and have no effect here, except ``max_samples``.
+        """
+        import tensorflow as tf
+
+        chosen = Server._at(server_address)._table(table)
+        if chosen._items is None:
+            length = None
+            if chosen.signature is not None:
+                length = tf.nest.flatten(chosen.signature)[0].shape[0]
+            if length is None:
+                raise ValueError(
+                    f"Table {table!r} has no signature with a fixed sequence length, and nothing "
+                    "opened it yet: give reverb.Table a signature such as "
+                    "tensor_spec.add_outer_dim(spec, 2), or create the ReverbReplayBuffer first.")
+            chosen._open(int(length), None)
+        items = chosen._items
+        chunk = max(1, int(max_in_flight_samples_per_worker))
+        min_size = chosen.rate_limiter.min_size_to_sample
+
+        def sample(_: Any) -> ReplaySample:
+            data, info = items.sample(chunk, min_size, table, per_step=False)
+            return ReplaySample(info=info, data=data)
+
+        dataset = tf.data.Dataset.counter().map(sample).unbatch()
+        return dataset.take(max_samples) if max_samples > 0 else dataset
 
 
 class _Client:
@@ -497,7 +581,8 @@ def _module(name: str, doc: str, **members: Any) -> types.ModuleType:
 _STAND_INS: dict[str, types.ModuleType] = {
     "reverb": _module(
         "reverb", "In-process stand-in for the parts of dm-reverb the lessons use.",
-        Table=Table, Server=Server, SampleInfo=SampleInfo,
+        Table=Table, Server=Server, SampleInfo=SampleInfo, ReplaySample=ReplaySample,
+        TrajectoryDataset=TrajectoryDataset,
         selectors=_module("reverb.selectors", "Item selectors (Uniform and Fifo work).",
                           Uniform=Uniform, Fifo=Fifo, Lifo=Lifo, Prioritized=Prioritized,
                           MaxHeap=MaxHeap, MinHeap=MinHeap),

@@ -1,0 +1,399 @@
+"""``course bench``: the measurements behind the lessons' speed claims, printed as a table.
+
+Each figure comes from running the lessons themselves, headless, with nbclient: the
+training loop a learner reads is the loop that is timed. A few lines of instrumentation
+are added around the lessons' cells (never saved into them): they note when each
+evaluation starts and ends, so that training time, evaluation time and the time to
+the first good evaluation can be told apart.
+
+Groups of figures (``--only`` picks some):
+
+- ``dqn``: lesson 02 in full mode, once per seed: training plus evaluation, time to the
+  first average return of 195, the final return, peak memory.
+- ``sac``: lesson 03 in full mode: ms per iteration (without evaluation), evaluation
+  time, the return after 20,000, 100,000 and all iterations, peak memory.
+- ``baseline``: short runs of the published TF-Agents loops, swapped into the same
+  lessons, for the ms per iteration to compare with.
+- ``quick``: each lesson executed in quick mode, as CI runs it.
+- ``l10n``: extracting, merging and building every translation, in a scratch copy.
+
+With a GPU visible to TensorFlow, ``dqn``, ``sac`` and ``baseline`` run once on the CPU
+(``CUDA_VISIBLE_DEVICES=-1``) and once on the GPU. Timings are printed, never asserted:
+these machines are shared, so repeat a measurement before trusting a small difference.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from course_helpers import lessons
+
+GROUPS = ("dqn", "sac", "baseline", "quick", "l10n")
+
+# Run before a lesson's training cells: wraps its evaluation function so each call's
+# start, end and result are recorded.
+_RECORDER = r'''
+import time as _bench_time
+
+_bench_evals = []
+
+
+def _bench_timed(evaluate, read=lambda value: value):
+    def timed(*args, **kwargs):
+        start = _bench_time.perf_counter()
+        value = evaluate(*args, **kwargs)
+        _bench_evals.append((start, _bench_time.perf_counter(), float(read(value))))
+        return value
+    return timed
+'''
+
+# The last cell of every instrumented run: the figures, as one JSON line.
+_REPORT = r'''
+import json as _json, resource as _resource
+_loop = [e for e in _bench_evals if e[0] >= _bench_t0]
+_report = {
+    "peak_memory_mb": _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "iterations": int(hp.num_iterations),
+    "loop_seconds": _bench_t1 - _bench_t0,
+    "eval_seconds": sum(end - start for start, end, _ in _loop),
+    "evaluations": [[int(step), end - _bench_t0, value]
+                    for step, (start, end, value) in zip(eval_steps[1:], _loop)],
+}
+print("BENCHMARK " + _json.dumps(_report))
+'''
+
+# Lesson 02: the instrumented cells, keyed by cell id ({source} is the lesson's code).
+_DQN_CELLS = {
+    "train-start": _RECORDER + "course.average_return = _bench_timed(course.average_return)\n{source}",
+    "train-loop": "_bench_t0 = _bench_time.perf_counter()\n{source}\n_bench_t1 = _bench_time.perf_counter()",
+}
+_SAC_CELLS = {
+    "metrics": _RECORDER + "{source}\nget_eval_metrics = _bench_timed(get_eval_metrics, "
+               "lambda metrics: metrics['AverageReturn'])",
+    "train-loop": "_bench_t0 = _bench_time.perf_counter()\n{source}\n_bench_t1 = _bench_time.perf_counter()",
+}
+
+# The published TF-Agents loops, put in place of the lessons' cells for the baseline.
+# They keep the lesson's networks, agent, table and hyperparameters, and change only
+# what the lessons changed for speed: the dataset, the steps per call, the evaluation.
+_DQN_PUBLISHED = {
+    "dataset": '''
+dataset = replay_buffer.as_dataset(
+    num_parallel_calls=3, sample_batch_size=hp.batch_size, num_steps=2).prefetch(3)
+iterator = iter(dataset)
+''',
+    "train-prepare": "agent.train = common.function(agent.train)",
+    "train-start": _RECORDER + '''
+course.average_return = _bench_timed(course.average_return)
+agent.train_step_counter.assign(0)
+eval_steps = [0]
+eval_returns = [course.average_return(eval_py_env, agent.policy, hp.num_eval_episodes)]
+collect_driver = py_driver.PyDriver(
+    train_py_env,
+    py_tf_eager_policy.PyTFEagerPolicy(agent.collect_policy, use_tf_function=True),
+    [rb_observer],
+    max_steps=hp.collect_steps_per_iteration,
+)
+time_step = train_py_env.reset()
+''',
+    "train-loop": '''
+_bench_t0 = _bench_time.perf_counter()
+for _ in range(hp.num_iterations):
+    time_step, _ = collect_driver.run(time_step)
+    experience, _ = next(iterator)
+    train_loss = agent.train(experience).loss
+    step = agent.train_step_counter.numpy()
+    if step % hp.eval_interval == 0:
+        eval_steps.append(step)
+        eval_returns.append(course.average_return(eval_py_env, agent.policy, hp.num_eval_episodes))
+_bench_t1 = _bench_time.perf_counter()
+''',
+}
+_SAC_PUBLISHED = {
+    "metrics": _SAC_CELLS["metrics"],
+    "cleanup": "rb_observer.close()\nreverb_server.stop()",
+    "reverb-buffer": '''
+reverb_replay = reverb_replay_buffer.ReverbReplayBuffer(
+    tf_agent.collect_data_spec, sequence_length=2, table_name=table_name,
+    local_server=reverb_server)
+dataset = reverb_replay.as_dataset(sample_batch_size=hp.batch_size, num_steps=2).prefetch(50)
+experience_dataset_fn = lambda: dataset
+''',
+    "collect-actor": '''
+root_dir = tempfile.mkdtemp(prefix="sac_minitaur_")
+collect_actor = actor.Actor(
+    collect_env, collect_policy, train_step, steps_per_run=1,
+    metrics=actor.collect_metrics(10), summary_dir=os.path.join(root_dir, learner.TRAIN_DIR),
+    observers=[rb_observer])
+''',
+    "learner": '''
+saved_model_dir = os.path.join(root_dir, learner.POLICY_SAVED_MODEL_DIR)
+learning_triggers = [
+    triggers.PolicySavedModelTrigger(saved_model_dir, tf_agent, train_step, interval=5_000),
+    triggers.StepPerSecondLogTrigger(train_step, interval=1_000),
+]
+agent_learner = learner.Learner(
+    root_dir, train_step, tf_agent, experience_dataset_fn, triggers=learning_triggers,
+    strategy=strategy)
+''',
+    "train-loop": '''
+tf_agent.train_step_counter.assign(0)
+eval_steps = [0]
+eval_returns = [metrics["AverageReturn"]]
+_bench_t0 = _bench_time.perf_counter()
+for _ in range(hp.num_iterations):
+    collect_actor.run()
+    loss_info = agent_learner.run(iterations=1)
+    step = agent_learner.train_step_numpy
+    if step % hp.eval_interval == 0:
+        metrics = get_eval_metrics()
+        eval_steps.append(step)
+        eval_returns.append(metrics["AverageReturn"])
+_bench_t1 = _bench_time.perf_counter()
+''',
+}
+
+# Cells that only show or film the result; the benchmark skips them in its runs.
+_SKIPPED = {"02_dqn_cartpole": ("video",), "03_sac_minitaur": ("video",)}
+
+
+@dataclass
+class Row:
+    """One line of the table."""
+
+    lesson: str
+    figure: str
+    value: str
+
+
+def run_instrumented(lesson: str, cells: dict[str, str], *, quick: bool = False,
+                     seed: int | None = None, hyperparameters: str = "",
+                     environment: dict[str, str] | None = None) -> dict[str, Any]:
+    """Execute ``lesson`` with ``cells`` replaced (``{source}`` = the lesson's own code).
+
+    Returns the figures the report cell printed, plus ``seconds`` for the whole run.
+    """
+    name = lessons.lesson_path(lesson).stem
+    notebook = nbformat.read(lessons.lesson_path(name), as_version=4)
+    sources = {cell.get("id"): cell.source for cell in notebook.cells}
+    replace = {cell_id: code.replace("{source}", sources[cell_id]) for cell_id, code in cells.items()}
+    for cell_id in _SKIPPED.get(name, ()):
+        replace[cell_id] = "# skipped by course bench"
+    if seed is not None:
+        replace["seed"] = f"SEED = {seed}\ncourse.seed_everything(SEED)"
+    variables = {"COURSE_HYPERPARAMETERS": hyperparameters, **(environment or {})}
+    with _environment(variables), tempfile.TemporaryDirectory(prefix="course-bench-") as scratch:
+        start = time.perf_counter()
+        path = lessons.run_lesson(name, quick=quick, show_progress=False, extra_code=_REPORT,
+                                  replace=replace, output=Path(scratch) / f"{name}.ipynb")
+        seconds = time.perf_counter() - start
+        outputs = nbformat.read(path, as_version=4).cells[-1].outputs
+    text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    if "BENCHMARK " not in text:
+        raise RuntimeError(f"{name}: the report cell printed no figures:\n{text[-2000:]}")
+    return {"seconds": seconds, **json.loads(text.split("BENCHMARK ", 1)[1])}
+
+
+@contextlib.contextmanager
+def _environment(variables: dict[str, str]) -> Iterator[None]:
+    """Set environment variables for the kernels started inside the block."""
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def first_at(evaluations: Sequence[Sequence[float]], target: float) -> tuple[int, float] | None:
+    """(step, seconds into training) of the first evaluation at or above ``target``."""
+    for step, seconds, value in evaluations:
+        if value >= target:
+            return int(step), float(seconds)
+    return None
+
+
+def return_at(evaluations: Sequence[Sequence[float]], step: int) -> float | None:
+    """The average return measured at ``step``, if an evaluation ran there."""
+    return next((value for at, _, value in evaluations if at == step), None)
+
+
+def ms_per_iteration(report: dict[str, Any]) -> float:
+    """Training time per iteration, evaluation excluded."""
+    return 1000 * (report["loop_seconds"] - report["eval_seconds"]) / report["iterations"]
+
+
+def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
+             environment: dict[str, str]) -> list[Row]:
+    lesson, rows, reached, walls = "02 DQN", [], [], []
+    for seed in seeds:
+        report = run_instrumented("02", _DQN_CELLS, quick=quick, seed=seed, environment=environment)
+        first = first_at(report["evaluations"], 195)
+        final = report["evaluations"][-1][2] if report["evaluations"] else float("nan")
+        walls.append(report["loop_seconds"])
+        reached.append(first[1] if first else None)
+        rows += [
+            Row(lesson, f"{device} seed {seed}: training + evaluation, {report['iterations']:,} steps",
+                f"{report['loop_seconds']:.1f} s (evaluation {report['eval_seconds']:.1f} s)"),
+            Row(lesson, f"{device} seed {seed}: first average return >= 195",
+                f"step {first[0]:,} after {first[1]:.1f} s" if first else "not reached"),
+            Row(lesson, f"{device} seed {seed}: final average return", f"{final:.1f}"),
+            Row(lesson, f"{device} seed {seed}: peak memory", f"{report['peak_memory_mb']:.0f} MB"),
+        ]
+    if len(seeds) > 1:
+        times = [t for t in reached if t is not None]
+        rows += [
+            Row(lesson, f"{device} median training + evaluation, {len(seeds)} seeds",
+                f"{statistics.median(walls):.1f} s"),
+            Row(lesson, f"{device} median time to 195, {len(seeds)} seeds",
+                f"{statistics.median(times):.1f} s ({len(times)} of {len(seeds)} reached it)"
+                if times else "not reached"),
+        ]
+    return rows
+
+
+def sac_rows(quick: bool, iterations: int | None, device: str,
+             environment: dict[str, str]) -> list[Row]:
+    lesson = "03 SAC"
+    overrides = f"num_iterations={iterations}" if iterations else ""
+    report = run_instrumented("03", _SAC_CELLS, quick=quick, hyperparameters=overrides,
+                              environment=environment)
+    evaluations = report["evaluations"]
+    rows = [
+        Row(lesson, f"{device} ms per iteration, evaluation excluded", f"{ms_per_iteration(report):.2f}"),
+        Row(lesson, f"{device} training loop, {report['iterations']:,} iterations",
+            f"{report['loop_seconds'] / 60:.1f} min (evaluation {report['eval_seconds']:.0f} s)"),
+    ]
+    for step in sorted({20_000, 100_000, report["iterations"]}):
+        value = return_at(evaluations, step)
+        if value is not None:
+            rows.append(Row(lesson, f"{device} average return at {step:,} iterations", f"{value:.2f}"))
+    best = max(evaluations, key=lambda e: e[2], default=None)
+    if best:
+        rows.append(Row(lesson, f"{device} best average return",
+                        f"{best[2]:.2f} at {best[0]:,} iterations, {best[1] / 60:.1f} min"))
+    walked = first_at(evaluations, 5.0)
+    rows += [
+        Row(lesson, f"{device} first average return >= 5 (walking)",
+            f"{walked[0]:,} iterations, {walked[1] / 60:.1f} min" if walked else "not reached"),
+        Row(lesson, f"{device} return against time (iterations, min, return)",
+            "; ".join(f"{s:,}, {t / 60:.1f}, {v:.2f}" for s, t, v in evaluations)),
+        Row(lesson, f"{device} peak memory", f"{report['peak_memory_mb']:.0f} MB"),
+    ]
+    return rows
+
+
+def baseline_rows(quick: bool, iterations: int, device: str,
+                  environment: dict[str, str]) -> list[Row]:
+    """ms per iteration of the published loops, on the lessons' networks and tables."""
+    rows = []
+    for lesson, label, cells, interval in (("02", "02 DQN", _DQN_PUBLISHED, "eval_interval"),
+                                           ("03", "03 SAC", _SAC_PUBLISHED, "eval_interval")):
+        overrides = "" if quick else f"num_iterations={iterations},{interval}={iterations}"
+        report = run_instrumented(lesson, cells, quick=quick, hyperparameters=overrides,
+                                  environment=environment)
+        rows += [
+            Row(label, f"{device} published loop: ms per iteration, evaluation excluded "
+                       f"({report['iterations']:,} iterations)", f"{ms_per_iteration(report):.2f}"),
+            Row(label, f"{device} published loop: seconds per evaluation",
+                f"{report['eval_seconds'] / max(1, len(report['evaluations'])):.2f}"),
+        ]
+    return rows
+
+
+def quick_rows(names: Sequence[str]) -> list[Row]:
+    rows = []
+    for name in names:
+        stem = lessons.lesson_path(name).stem
+        with tempfile.TemporaryDirectory(prefix="course-bench-") as scratch:
+            start = time.perf_counter()
+            lessons.run_lesson(stem, quick=True, show_progress=False,
+                               output=Path(scratch) / f"{stem}.ipynb")
+            rows.append(Row(stem[:2], "quick mode: whole lesson", f"{time.perf_counter() - start:.1f} s"))
+    return rows
+
+
+def l10n_rows() -> list[Row]:
+    """Extract, merge and build every language, in a scratch copy of notebooks/ and locales/."""
+    from course_helpers.l10n import build, catalogs
+
+    root = lessons.project_root()
+    with tempfile.TemporaryDirectory(prefix="course-bench-") as scratch:
+        copy = Path(scratch)
+        for folder in ("notebooks", "locales"):
+            shutil.copytree(root / folder, copy / folder)
+        start = time.perf_counter()
+        catalogs.extract(copy)
+        catalogs.update(copy, None)
+        written = build.build(copy, None)
+        seconds = time.perf_counter() - start
+    return [Row("all", f"localization build: extract, update, build ({len(written)} notebooks)",
+                f"{seconds:.1f} s")]
+
+
+def devices() -> list[tuple[str, dict[str, str]]]:
+    """("cpu", env) always, and ("gpu", {}) when TensorFlow sees a GPU."""
+    import tensorflow as tf
+
+    found = [("cpu", {"CUDA_VISIBLE_DEVICES": "-1"})]
+    if tf.config.list_physical_devices("GPU"):
+        found.append(("gpu", {}))
+    return found
+
+
+def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4),
+            quick: bool = False, sac_iterations: int | None = None,
+            baseline_iterations: int = 2_000, lessons_for_quick: Sequence[str] | None = None,
+            emit: Callable[[Row], None] = lambda row: None) -> list[Row]:
+    """Run the chosen groups and return their rows; ``emit`` sees each row as it is ready."""
+    unknown = sorted(set(only) - set(GROUPS))
+    if unknown:
+        raise ValueError(f"Unknown benchmark group(s) {', '.join(unknown)}; choose from "
+                         f"{', '.join(GROUPS)}.")
+    rows: list[Row] = []
+
+    def add(new_rows: list[Row]) -> None:
+        for row in new_rows:
+            rows.append(row)
+            emit(row)
+
+    needs_device = {"dqn", "sac", "baseline"} & set(only)
+    for device, environment in devices() if needs_device else []:
+        if "dqn" in only:
+            add(dqn_rows(seeds, quick, device, environment))
+        if "sac" in only:
+            add(sac_rows(quick, sac_iterations, device, environment))
+        if "baseline" in only:
+            add(baseline_rows(quick, baseline_iterations, device, environment))
+    if "quick" in only:
+        add(quick_rows(lessons_for_quick or lessons.lesson_names()))
+    if "l10n" in only:
+        add(l10n_rows())
+    return rows
+
+
+def format_table(rows: Sequence[Row], markdown: bool = False) -> str:
+    """The rows as an aligned text table, or as a Markdown table."""
+    header = Row("lesson", "figure", "value")
+    if markdown:
+        lines = [f"| {header.lesson} | {header.figure} | {header.value} |", "| --- | --- | --- |"]
+        return "\n".join(lines + [f"| {r.lesson} | {r.figure} | {r.value} |" for r in rows])
+    widths = [max(len(getattr(r, f)) for r in [header, *rows]) for f in ("lesson", "figure")]
+    return "\n".join(f"{r.lesson:<{widths[0]}}  {r.figure:<{widths[1]}}  {r.value}"
+                     for r in [header, *rows])
