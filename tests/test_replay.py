@@ -198,28 +198,51 @@ def dqn_agent(cartpole):
     return agent
 
 
-def test_dqn_trains_on_cartpole_from_the_stand_in_as_lesson_02_writes_it(
-        standin, cartpole, random_policy, dqn_agent):
-    import tensorflow as tf
-    from tf_agents.drivers import py_driver
+def lesson_02_pipeline(reverb, reverb_replay_buffer, reverb_utils, agent, max_size=1000):
+    """The table, server, buffer and observer, as lesson 02 builds them."""
     from tf_agents.specs import tensor_spec
 
-    reverb, reverb_replay_buffer, reverb_utils = standin.reverb, standin.reverb_replay_buffer, standin.reverb_utils
-    agent, table_name = dqn_agent, "uniform_table"
+    table_name = "uniform_table"
     table = reverb.Table(
         table_name,
-        max_size=1000,
+        max_size=max_size,
         sampler=reverb.selectors.Uniform(),
         remover=reverb.selectors.Fifo(),
         rate_limiter=reverb.rate_limiters.MinSize(1),
-        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(agent.collect_data_spec)),
+        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(agent.collect_data_spec), 2),
     )
     reverb_server = reverb.Server([table], port=None)
-    assert reverb_server.port is None
     replay_buffer = reverb_replay_buffer.ReverbReplayBuffer(
         agent.collect_data_spec, table_name=table_name, sequence_length=2, local_server=reverb_server)
     rb_observer = reverb_utils.ReverbAddTrajectoryObserver(
         replay_buffer.py_client, table_name, sequence_length=2)
+    return reverb_server, replay_buffer, rb_observer
+
+
+def lesson_02_dataset(reverb, reverb_server, batch_size=64):
+    """Lesson 02's dataset: Reverb's TrajectoryDataset, batched and prefetched."""
+    import tensorflow as tf
+
+    return (
+        reverb.TrajectoryDataset.from_table_signature(
+            server_address=f"localhost:{reverb_server.port}",
+            table="uniform_table",
+            max_in_flight_samples_per_worker=3 * batch_size,
+        )
+        .batch(batch_size, drop_remainder=True)
+        .prefetch(tf.data.AUTOTUNE)
+    )
+
+
+def test_dqn_trains_on_cartpole_from_the_stand_in_as_lesson_02_writes_it(
+        standin, cartpole, random_policy, dqn_agent):
+    import tensorflow as tf
+    from tf_agents.drivers import py_driver
+
+    agent = dqn_agent
+    reverb_server, replay_buffer, rb_observer = lesson_02_pipeline(
+        standin.reverb, standin.reverb_replay_buffer, standin.reverb_utils, agent)
+    assert isinstance(reverb_server.port, int)
     seen = []
     py_driver.PyDriver(cartpole, random_policy, [rb_observer, seen.append], max_steps=200).run(
         cartpole.reset())
@@ -229,18 +252,67 @@ def test_dqn_trains_on_cartpole_from_the_stand_in_as_lesson_02_writes_it(
     assert replay_buffer.num_frames() == len(seen) - episodes_begun
     assert isinstance(replay_buffer.num_frames(), int)
 
-    dataset = replay_buffer.as_dataset(num_parallel_calls=3, sample_batch_size=64, num_steps=2).prefetch(3)
-    experience, info = next(iter(dataset))
+    sample = next(iter(lesson_02_dataset(standin.reverb, reverb_server)))
+    experience, info = sample.data, sample.info
     assert experience.observation.shape == (64, 2, 4)
     assert experience.action.shape == experience.reward.shape == (64, 2)
     assert info._fields == ("key", "probability", "table_size", "priority", "times_sampled")
     assert [t.dtype for t in info] == [tf.uint64, tf.float64, tf.int64, tf.float64, tf.int32]
-    assert all(t.shape == (64, 2) for t in info)
+    assert all(t.shape == (64,) for t in info)  # one per item, as Reverb's TrajectoryDataset
     assert np.all(info.table_size.numpy() == replay_buffer.num_frames())
-    loss = agent.train(experience).loss
-    assert np.isfinite(loss.numpy())
+    # A step and its successor, never across an episode boundary.
+    assert np.array_equal(experience.next_step_type[:, 0], experience.step_type[:, 1])
+
+    # Lesson 02's training function: several gradient steps per call, batches read in the graph.
+    iterator = iter(lesson_02_dataset(standin.reverb, reverb_server))
+
+    @tf.function
+    def train_steps(num_steps):
+        loss = tf.constant(0.0)
+        for _ in tf.range(num_steps):
+            loss = agent.train(next(iterator).data).loss
+        return loss
+
+    before = int(agent.train_step_counter.numpy())
+    assert np.isfinite(train_steps(3).numpy())
+    assert int(agent.train_step_counter.numpy()) == before + 3
     rb_observer.close()
     reverb_server.stop()
+
+
+@needs_reverb
+def test_stand_in_trajectory_dataset_has_reverbs_element_structure(
+        standin, cartpole, random_policy, dqn_agent):
+    import reverb
+    from tf_agents.drivers import py_driver
+    from tf_agents.replay_buffers import reverb_replay_buffer, reverb_utils
+
+    specs = {}
+    for name, modules in (("reverb", (reverb, reverb_replay_buffer, reverb_utils)),
+                          ("stand-in", (standin.reverb, standin.reverb_replay_buffer,
+                                        standin.reverb_utils))):
+        server, buffer, observer = lesson_02_pipeline(*modules, dqn_agent)
+        py_driver.PyDriver(cartpole, random_policy, [observer], max_steps=100).run(cartpole.reset())
+        observer.flush()
+        element = lesson_02_dataset(modules[0], server).element_spec
+        specs[name] = (type(element).__name__, element.info._fields,
+                       [(s.shape.as_list(), s.dtype) for s in tf_flatten(element)])
+        observer.close()
+        server.stop()
+    assert specs["stand-in"] == specs["reverb"]
+
+
+def tf_flatten(structure):
+    import tensorflow as tf
+
+    return tf.nest.flatten(structure)
+
+
+def test_trajectory_dataset_names_the_address_it_cannot_find(standin):
+    with pytest.raises(ValueError, match="localhost:999999"):
+        standin.reverb.TrajectoryDataset.from_table_signature(
+            server_address="localhost:999999", table="uniform_table",
+            max_in_flight_samples_per_worker=8)
 
 
 def test_actor_and_learner_of_lesson_03_run_on_the_stand_in(
@@ -255,21 +327,23 @@ def test_actor_and_learner_of_lesson_03_run_on_the_stand_in(
         remover=reverb.selectors.Fifo(),
         rate_limiter=reverb.rate_limiters.SampleToInsertRatio(
             samples_per_insert=3.0, min_size_to_sample=10, error_buffer=3.0),
-        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(dqn_agent.collect_data_spec)))
+        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(dqn_agent.collect_data_spec), 2))
     reverb_server = reverb.Server([table], port=None)
     replay_buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
         dqn_agent.collect_data_spec, table_name="uniform_table", sequence_length=2,
         local_server=reverb_server)
     rb_observer = standin.reverb_utils.ReverbAddTrajectoryObserver(
         replay_buffer.py_client, "uniform_table", sequence_length=2, stride_length=1)
-    dataset = replay_buffer.as_dataset(sample_batch_size=16, num_steps=2).prefetch(50)
+    dataset = reverb.TrajectoryDataset.from_table_signature(
+        server_address=f"localhost:{reverb_server.port}", table="uniform_table",
+        max_in_flight_samples_per_worker=32).batch(16, drop_remainder=True).prefetch(50)
     train_step = train_utils.create_train_step()
     collector = actor.Actor(cartpole, random_policy, train_step, steps_per_run=50, observers=[rb_observer])
     collector.run()
     assert replay_buffer.num_frames() >= 10
     agent_learner = learner.Learner(
         str(tmp_path), train_step, dqn_agent, experience_dataset_fn=lambda: dataset,
-        strategy=strategy_utils.get_strategy(tpu=False, use_gpu=False))
+        strategy=strategy_utils.get_strategy(tpu=False, use_gpu=False), use_reverb_v2=True)
     loss_info = agent_learner.run(iterations=2)
     assert np.isfinite(loss_info.loss.numpy())
     rb_observer.close()

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("-o", "--output", help="where to write it (default runs/<lang>/<lesson>.ipynb)")
     run.add_argument("--cell-timeout", type=int, default=None,
                      help="stop a cell after this many seconds (default: no limit; a full "
-                          "SAC training cell runs for about an hour)")
+                          "SAC training cell runs for about half an hour)")
 
     commands.add_parser("list", help="list the lessons")
 

@@ -92,7 +92,7 @@ def run_lesson(
     lesson itself is never overwritten. If a cell fails, the executed copy is still
     written (with the error in it) and :class:`LessonFailed` names the cell.
     ``cell_timeout`` stops a cell after that many seconds; by default there is no limit,
-    because a full-size training cell can run for an hour (SAC on Minitaur).
+    because a full-size training cell can run for half an hour (SAC on Minitaur).
     ``extra_code`` is run as one more cell at the end (the benchmark uses it to read
     the lesson's figures); it goes into the executed copy only. ``replace`` maps cell
     ids to the code to run in their place (the exercises' reference solutions).

@@ -238,6 +238,8 @@ class _Items:
             [s.dtype for s in flat_spec] + [tf.int64, tf.int64], stateful=True)
         for tensor, spec in zip(flat, flat_spec):
             tensor.set_shape([batch_size, *spec.shape])
+        keys.set_shape([batch_size])
+        size.set_shape([])
         shape = [batch_size, self.sequence_length] if per_step else [batch_size]
         keys = tf.cast(keys, tf.uint64)
         return tf.nest.pack_sequence_as(self.spec, flat), SampleInfo(

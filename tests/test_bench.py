@@ -1,0 +1,82 @@
+"""course bench: the figures behind the lessons' speed claims.
+
+The full benchmark takes most of an hour and is never part of the test run; these tests
+check its arithmetic, that the cells it instruments still exist, and (one smoke test)
+that a quick-mode run prints a complete table.
+"""
+
+import re
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from course_helpers import bench, lessons
+
+
+def test_first_at_gives_the_step_and_time_of_the_first_evaluation_reaching_the_target():
+    evaluations = [[1000, 2.0, 150.0], [2000, 4.0, 195.0], [3000, 6.0, 200.0]]
+    assert bench.first_at(evaluations, 195) == (2000, 4.0)
+    assert bench.first_at(evaluations, 201) is None
+
+
+def test_return_at_finds_the_evaluation_at_a_step():
+    evaluations = [[20_000, 60.0, 1.5], [40_000, 120.0, 3.0]]
+    assert bench.return_at(evaluations, 40_000) == 3.0
+    assert bench.return_at(evaluations, 100_000) is None
+
+
+def test_ms_per_iteration_leaves_evaluation_out():
+    report = {"loop_seconds": 50.0, "eval_seconds": 10.0, "iterations": 20_000}
+    assert bench.ms_per_iteration(report) == pytest.approx(2.0)
+
+
+def test_the_table_aligns_its_columns_and_has_a_markdown_form():
+    rows = [bench.Row("02 DQN", "cpu seed 42: final average return", "200.0"),
+            bench.Row("all", "localization build", "3.1 s")]
+    text = bench.format_table(rows).splitlines()
+    assert text[0].split() == ["lesson", "figure", "value"]
+    assert len({line.index(value) for line, value in zip(text[1:], ("200.0", "3.1 s"))}) == 1
+    markdown = bench.format_table(rows, markdown=True).splitlines()
+    assert markdown[:2] == ["| lesson | figure | value |", "| --- | --- | --- |"]
+    assert markdown[2] == "| 02 DQN | cpu seed 42: final average return | 200.0 |"
+
+
+def test_an_unknown_group_is_refused_with_the_list_of_groups():
+    with pytest.raises(ValueError, match="Unknown benchmark group.*speed.*dqn, sac, baseline"):
+        bench.measure(only=["speed"])
+
+
+@pytest.mark.parametrize("lesson, cells", [
+    ("02", bench._DQN_CELLS), ("03", bench._SAC_CELLS),
+    ("02", bench._DQN_PUBLISHED), ("03", bench._SAC_PUBLISHED),
+])
+def test_every_cell_the_benchmark_replaces_exists_in_the_english_lesson(lesson, cells):
+    """A renamed cell id would otherwise fail only in the hour-long benchmark."""
+    path = lessons.lesson_path(lesson)
+    ids = {cell.get("id") for cell in nbformat.read(path, as_version=4).cells}
+    skipped = set(bench._SKIPPED[path.stem])
+    assert set(cells) | skipped <= ids
+
+
+@pytest.mark.notebook
+def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
+    result = subprocess.run(
+        [sys.executable, "-m", "course_helpers.cli", "bench", "--quick", "--only", "dqn,sac,l10n",
+         "--seeds", "42"],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.split("\n\n")[-1].strip().splitlines()
+    rows = {tuple(re.split(r"\s{2,}", line.strip(), maxsplit=2)[:2]): line for line in lines}
+    assert ("lesson", "figure") in rows
+    values = {key: re.split(r"\s{2,}", line.strip(), maxsplit=2)[2] for key, line in rows.items()}
+    assert re.fullmatch(r"[\d.]+ s \(evaluation [\d.]+ s\)",
+                        values["02 DQN", "cpu seed 42: training + evaluation, 300 steps"])
+    assert values["02 DQN", "cpu seed 42: first average return >= 195"]  # "not reached" in quick mode
+    assert float(values["03 SAC", "cpu ms per iteration, evaluation excluded"]) > 0
+    assert float(values["03 SAC", "cpu average return at 200 iterations"]) < 5
+    assert re.fullmatch(r"\d+ MB", values["03 SAC", "cpu peak memory"])
+    build = [key for key in values if key[1].startswith("localization build")]
+    assert len(build) == 1 and re.fullmatch(r"[\d.]+ s", values[build[0]])
