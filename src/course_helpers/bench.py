@@ -24,14 +24,13 @@ these machines are shared, so repeat a measurement before trusting a small diffe
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,15 +73,18 @@ _report = {
 print("BENCHMARK " + _json.dumps(_report))
 '''
 
+# A training-loop cell, timed from its first line to its last.
+_TIMED_LOOP = "_bench_t0 = _bench_time.perf_counter()\n{source}\n_bench_t1 = _bench_time.perf_counter()"
+
 # Lesson 02: the instrumented cells, keyed by cell id ({source} is the lesson's code).
 _DQN_CELLS = {
     "train-start": _RECORDER + "course.average_return = _bench_timed(course.average_return)\n{source}",
-    "train-loop": "_bench_t0 = _bench_time.perf_counter()\n{source}\n_bench_t1 = _bench_time.perf_counter()",
+    "train-loop": _TIMED_LOOP,
 }
 _SAC_CELLS = {
     "metrics": _RECORDER + "{source}\nget_eval_metrics = _bench_timed(get_eval_metrics, "
                "lambda metrics: metrics['AverageReturn'])",
-    "train-loop": "_bench_t0 = _bench_time.perf_counter()\n{source}\n_bench_t1 = _bench_time.perf_counter()",
+    "train-loop": _TIMED_LOOP,
 }
 
 # The published TF-Agents loops, put in place of the lessons' cells for the baseline.
@@ -194,7 +196,8 @@ def run_instrumented(lesson: str, cells: dict[str, str], *, quick: bool = False,
     if seed is not None:
         replace["seed"] = f"SEED = {seed}\ncourse.seed_everything(SEED)"
     variables = {"COURSE_HYPERPARAMETERS": hyperparameters, **(environment or {})}
-    with _environment(variables), tempfile.TemporaryDirectory(prefix="course-bench-") as scratch:
+    with lessons._environment(**variables), \
+            tempfile.TemporaryDirectory(prefix="course-bench-") as scratch:
         start = time.perf_counter()
         path = lessons.run_lesson(name, quick=quick, show_progress=False, extra_code=_REPORT,
                                   replace=replace, output=Path(scratch) / f"{name}.ipynb")
@@ -204,21 +207,6 @@ def run_instrumented(lesson: str, cells: dict[str, str], *, quick: bool = False,
     if "BENCHMARK " not in text:
         raise RuntimeError(f"{name}: the report cell printed no figures:\n{text[-2000:]}")
     return {"seconds": seconds, **json.loads(text.split("BENCHMARK ", 1)[1])}
-
-
-@contextlib.contextmanager
-def _environment(variables: dict[str, str]) -> Iterator[None]:
-    """Set environment variables for the kernels started inside the block."""
-    saved = {name: os.environ.get(name) for name in variables}
-    os.environ.update(variables)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def first_at(evaluations: Sequence[Sequence[float]], target: float) -> tuple[int, float] | None:
