@@ -64,7 +64,7 @@ def test_every_cell_the_benchmark_replaces_exists_in_the_english_lesson(lesson, 
 def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     result = subprocess.run(
         [sys.executable, "-m", "course_helpers.cli", "bench", "--quick", "--only", "dqn,sac,l10n",
-         "--seeds", "42"],
+         "--seeds", "42", "--sac-seeds", "7"],
         capture_output=True, text=True, timeout=900,
     )
     assert result.returncode == 0, result.stderr[-3000:]
@@ -75,8 +75,16 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert re.fullmatch(r"[\d.]+ s \(evaluation [\d.]+ s\)",
                         values["02 DQN", "cpu seed 42: training + evaluation, 300 steps"])
     assert values["02 DQN", "cpu seed 42: first average return >= 195"]  # "not reached" in quick mode
-    assert float(values["03 SAC", "cpu ms per iteration, evaluation excluded"]) > 0
-    assert float(values["03 SAC", "cpu average return at 200 iterations"]) < 5
-    assert re.fullmatch(r"\d+ MB", values["03 SAC", "cpu peak memory"])
+    assert float(values["03 SAC", "cpu seed 7: ms per iteration, evaluation excluded"]) > 0
+    assert float(values["03 SAC", "cpu seed 7: average return at 200 iterations"]) < 5
+    assert re.fullmatch(r"\d+ MB", values["03 SAC", "cpu seed 7: peak memory"])
     build = [key for key in values if key[1].startswith("localization build")]
     assert len(build) == 1 and re.fullmatch(r"[\d.]+ s", values[build[0]])
+
+
+@pytest.mark.parametrize("option", ["--seeds", "--sac-seeds"])
+def test_seeds_that_are_not_numbers_are_refused_naming_the_option(option, capsys):
+    from course_helpers import cli
+
+    assert cli.main(["bench", "--only", "dqn,sac", option, "42,one"]) != 0
+    assert f"{option} takes whole numbers separated by commas, got '42,one'" in capsys.readouterr().err

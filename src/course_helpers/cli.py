@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
                             "(default: all)")
     bench.add_argument("--seeds", default="42,1,2,3,4",
                        help="seeds of the DQN runs (default: 42,1,2,3,4)")
+    bench.add_argument("--sac-seeds", default="42",
+                       help="seeds of the SAC runs, half an hour each in full mode (default: 42)")
     bench.add_argument("--sac-iterations", type=int, default=None,
                        help="train SAC for this many iterations instead of the lesson's value")
     bench.add_argument("--baseline-iterations", type=int, default=2_000,
@@ -176,12 +178,15 @@ def _bench(args: argparse.Namespace) -> int:
     def split(text: str | None) -> list[str]:
         return [part.strip() for part in (text or "").split(",") if part.strip()]
 
-    try:
-        seeds = [int(seed) for seed in split(args.seeds)]
-    except ValueError:
-        raise ValueError(f"--seeds takes whole numbers separated by commas, got {args.seeds!r}.")
+    def seeds(option: str, text: str) -> list[int]:
+        try:
+            return [int(seed) for seed in split(text)] or [42]
+        except ValueError:
+            raise ValueError(f"{option} takes whole numbers separated by commas, got {text!r}.")
+
     rows = course_bench.measure(
-        only=split(args.only), seeds=seeds or [42], quick=args.quick,
+        only=split(args.only), seeds=seeds("--seeds", args.seeds),
+        sac_seeds=seeds("--sac-seeds", args.sac_seeds), quick=args.quick,
         sac_iterations=args.sac_iterations, baseline_iterations=args.baseline_iterations,
         lessons_for_quick=split(args.lessons) or None,
         emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True))
