@@ -77,7 +77,7 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert values["02 DQN", "cpu seed 42: first average return >= 195"]  # "not reached" in quick mode
     assert float(values["03 SAC", "cpu seed 7: ms per iteration, evaluation excluded"]) > 0
     assert float(values["03 SAC", "cpu seed 7: average return at 200 iterations"]) < 5
-    assert re.fullmatch(r"\d+ MB", values["03 SAC", "cpu seed 7: peak memory"])
+    assert re.fullmatch(r"\d+ MiB", values["03 SAC", "cpu seed 7: peak memory"])
     build = [key for key in values if key[1].startswith("localization build")]
     assert len(build) == 1 and re.fullmatch(r"[\d.]+ s", values[build[0]])
 

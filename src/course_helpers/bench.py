@@ -243,7 +243,7 @@ def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
             Row(lesson, f"{device} seed {seed}: first average return >= 195",
                 f"step {first[0]:,} after {first[1]:.1f} s" if first else "not reached"),
             Row(lesson, f"{device} seed {seed}: final average return", f"{final:.1f}"),
-            Row(lesson, f"{device} seed {seed}: peak memory", f"{report['peak_memory_mb']:.0f} MB"),
+            Row(lesson, f"{device} seed {seed}: peak memory", f"{report['peak_memory_mb']:.0f} MiB"),
         ]
     if len(seeds) > 1:
         times = [t for t in reached if t is not None]
@@ -287,7 +287,7 @@ def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: 
                 f"{walked[0]:,} iterations, {walked[1] / 60:.1f} min" if walked else "not reached"),
             Row(lesson, f"{label} return against time (iterations, min, return)",
                 "; ".join(f"{s:,}, {t / 60:.1f}, {v:.2f}" for s, t, v in evaluations)),
-            Row(lesson, f"{label} peak memory", f"{report['peak_memory_mb']:.0f} MB"),
+            Row(lesson, f"{label} peak memory", f"{report['peak_memory_mb']:.0f} MiB"),
         ]
     if len(seeds) > 1:
         times = [t for t in walked_after if t is not None]
