@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--seeds", default="42,1,2,3,4",
                        help="seeds of the DQN runs (default: 42,1,2,3,4)")
     bench.add_argument("--sac-seeds", default="42",
-                       help="seeds of the SAC runs, half an hour each in full mode (default: 42)")
+                       help="seeds of the SAC runs, 35 to 40 minutes each in full mode (default: 42)")
     bench.add_argument("--sac-iterations", type=int, default=None,
                        help="train SAC for this many iterations instead of the lesson's value")
     bench.add_argument("--baseline-iterations", type=int, default=2_000,
