@@ -10,8 +10,8 @@ Groups of figures (``--only`` picks some):
 
 - ``dqn``: lesson 02 in full mode, once per seed: training plus evaluation, time to the
   first average return of 195, the final return, peak memory.
-- ``sac``: lesson 03 in full mode, once per SAC seed (one by default: a run takes half
-  an hour): ms per iteration (without evaluation), evaluation time, the return after
+- ``sac``: lesson 03 in full mode, once per SAC seed (one by default: a run takes 35
+  to 40 minutes): ms per iteration (without evaluation), evaluation time, the return after
   20,000, 100,000 and all iterations, when the robot first walks, peak memory.
 - ``baseline``: short runs of the published TF-Agents loops, swapped into the same
   lessons, for the ms per iteration to compare with.
@@ -259,7 +259,7 @@ def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
 
 def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: str,
              environment: dict[str, str]) -> list[Row]:
-    """Lesson 03 once per seed; each run is half an hour in full mode, hence one seed by default."""
+    """Lesson 03 once per seed; each run takes 35 to 40 minutes in full mode, hence one seed by default."""
     lesson, rows, walked_after = "03 SAC", [], []
     overrides = f"num_iterations={iterations}" if iterations else ""
     for seed in seeds:
