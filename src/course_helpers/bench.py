@@ -26,7 +26,6 @@ these machines are shared, so repeat a measurement before trusting a small diffe
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import tempfile
