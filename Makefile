@@ -4,16 +4,17 @@
 #               in quick mode
 # Everything installs into .venv from requirements.txt, the one file that holds the pins.
 #
-# CI runs `make ci`: `make test`, then `make test-colab`, which executes the English
-# lessons on a Colab-like stack (TensorFlow 2.20, Keras 3 with tf-keras, no Reverb) in
-# .venv-colab, where the lessons' own set-up cell installs tf-agents as on Colab.
+# CI runs `make ci`: `make test`, then `make test-colab`, which executes the lessons in
+# French and English on a Colab-like stack (Python 3.13, TensorFlow 2.21, Keras 3 with
+# tf-keras, no Reverb) in .venv-colab-3.13, where the lessons' own set-up cells install
+# tf-agents and compile pybullet as on Colab.
 
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test test-unit test-notebooks test-colab ci run lock setup clean
+.PHONY: lab test test-unit test-notebooks test-colab ci run lock lock-colab setup clean
 
 lab: setup
 	$(BIN)/course lab
@@ -30,26 +31,37 @@ test-notebooks: setup
 
 ci: test test-colab
 
-# The Colab-like profile. COURSE_RUNTIME=colab makes course.setup() act as on Colab:
-# the first lesson's set-up cell pip-installs what the base lacks (tf-agents with
-# --no-deps, gym, gin-config), lesson 3's adds pybullet. tests/ is not collected: its
-# unit tests are for the pinned stack.
-# COLAB_PYTHON=python3.12 rehearses Colab's own Python: pybullet then compiles from source.
-COLAB_PYTHON ?= $(PYTHON)
-COLAB_VENV   ?= .venv-colab
-COLAB_STAMP  := $(COLAB_VENV)/.installed
+# The Colab-like profiles: Python 3.13 (Colab's default runtime since August 2026) or
+# 3.12 (its older runtime versions), each from its own lock, ci/colab/requirements-X.Y.txt.
+# COURSE_RUNTIME=colab makes course.setup() act as on Colab: the first lesson's set-up
+# cell pip-installs what the base lacks (tf-agents with --no-deps, gym, gin-config),
+# lesson 3's compiles pybullet, which has no wheel after Python 3.11 (about 4 minutes;
+# the wheel is kept in ~/.cache/course_helpers/wheels, so later runs on the same machine
+# reuse it). The lessons run in French, then in English, so that the set-up cell's
+# installs speak French and its summary is checked in both. tests/ is not collected:
+# its unit tests are for the pinned stack.
+#   make test-colab                     Python 3.13 (what CI runs)
+#   make test-colab COLAB_PYTHON=3.12   Colab's older runtime (by hand)
+COLAB_PYTHON    ?= 3.13
+COLAB_LANGUAGES ?= fr en
+COLAB_VENV      ?= .venv-colab-$(COLAB_PYTHON)
+COLAB_LOCK      := ci/colab/requirements-$(COLAB_PYTHON).txt
+COLAB_STAMP     := $(COLAB_VENV)/.installed
+# An interpreter of that version: found by ci/find-python (PATH, then pyenv) unless named.
+COLAB_INTERPRETER ?=
 
 test-colab: $(COLAB_STAMP)
 	COURSE_RUNTIME=colab COURSE_QUICK=1 MPLBACKEND=Agg \
-	  $(COLAB_VENV)/bin/python -m pytest -p no:cacheprovider notebooks/en
+	  $(COLAB_VENV)/bin/python -m pytest -p no:cacheprovider \
+	  $(addprefix notebooks/,$(COLAB_LANGUAGES))
 
-$(COLAB_STAMP): ci/colab/requirements.txt pyproject.toml
-	@$(COLAB_PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] < (3, 11))' 2>/dev/null || { \
-	  echo "The Colab-like profile needs Python 3.11 or newer: make test-colab COLAB_PYTHON=..."; exit 1; }
+$(COLAB_STAMP): $(COLAB_LOCK) pyproject.toml
+	@test -f $(COLAB_LOCK) || { echo "No lock for Python $(COLAB_PYTHON): $(COLAB_LOCK). Profiles: 3.13, 3.12."; exit 1; }
 	rm -rf $(COLAB_VENV)
-	$(COLAB_PYTHON) -m venv $(COLAB_VENV)
-	$(COLAB_VENV)/bin/python -m pip install --quiet uv
-	$(COLAB_VENV)/bin/uv pip install --python $(COLAB_VENV)/bin/python -r ci/colab/requirements.txt
+	python="$(COLAB_INTERPRETER)"; [ -n "$$python" ] || python=$$(ci/find-python $(COLAB_PYTHON)); \
+	  "$$python" -m venv $(COLAB_VENV)
+	$(COLAB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check uv
+	$(COLAB_VENV)/bin/uv pip install --python $(COLAB_VENV)/bin/python -r $(COLAB_LOCK)
 	$(COLAB_VENV)/bin/uv pip install --python $(COLAB_VENV)/bin/python --no-deps -e .
 	@touch $(COLAB_STAMP)
 
@@ -74,5 +86,12 @@ lock: setup
 	$(BIN)/uv pip compile --quiet --python-version 3.11 --universal --no-header \
 	  --annotation-style line requirements.in -o requirements.txt
 
+# Re-resolve both Colab-like profiles after editing ci/colab/requirements.in.
+lock-colab: setup
+	for version in 3.13 3.12; do \
+	  $(BIN)/uv pip compile --quiet --python-version $$version --no-header \
+	    --annotation-style line ci/colab/requirements.in -o ci/colab/requirements-$$version.txt; \
+	done
+
 clean:
-	rm -rf $(VENV) $(COLAB_VENV) runs
+	rm -rf $(VENV) .venv-colab* runs

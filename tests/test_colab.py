@@ -6,6 +6,7 @@ pip runs offline against a wheel made by the test, into a throw-away folder.
 
 from __future__ import annotations
 
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -68,6 +69,43 @@ def test_tensorflow_2_15_needs_no_tf_keras():
     assert colab._tf_keras_package() is None  # the pinned stack has TF 2.15
 
 
+def test_an_untested_tensorflow_is_named_with_the_newest_tested_and_what_to_do(monkeypatch):
+    real = colab.importlib.metadata.version
+    for found, expected in (("2.23.0", "newer than"), ("2.19.1", "older than")):
+        monkeypatch.setattr(colab.importlib.metadata, "version",
+                            lambda name, v=found: v if name == "tensorflow" else real(name))
+        note = colab.untested_tensorflow_note()
+        newest = colab.TESTED_TENSORFLOW[-1]
+        assert f"TensorFlow {found}, {expected} the versions" in note
+        assert ", ".join(colab.TESTED_TENSORFLOW) in note
+        assert f"%pip install tensorflow=={newest}.* tf-keras=={newest}.*" in note
+    monkeypatch.setattr(colab.importlib.metadata, "version",
+                        lambda name: f"{newest}.0" if name == "tensorflow" else real(name))
+    assert colab.untested_tensorflow_note() is None
+
+
+def test_setup_on_colab_shows_the_untested_tensorflow_and_a_failed_install_repeats_it(monkeypatch):
+    monkeypatch.setenv("COURSE_RUNTIME", "colab")
+    monkeypatch.setattr(colab, "untested_tensorflow_note", lambda: "TensorFlow 9.9 is untested.")
+    monkeypatch.setattr(colab, "missing_packages", lambda needs: [])
+    assert str(runtime.setup()).endswith("\nTensorFlow 9.9 is untested.")
+
+    def failing_install(packages):
+        raise colab.InstallFailed("pip could not install tf-keras~=9.9.0.")
+
+    monkeypatch.setattr(colab, "missing_packages", lambda needs: [colab.Package("tf-keras~=9.9.0")])
+    monkeypatch.setattr(colab, "install", failing_install)
+    with pytest.raises(colab.InstallFailed, match="tf-keras~=9.9.0.\nTensorFlow 9.9 is untested."):
+        runtime.setup()
+
+
+def test_a_build_without_numpy_does_not_count_as_installed(monkeypatch):
+    pybullet = colab.LESSON_PACKAGES["pybullet"]
+    assert pybullet.is_satisfied()  # the pinned stack's wheel has NumPy support
+    monkeypatch.setattr(colab, "numpy_enabled", lambda module, python=None: False)
+    assert not pybullet.is_satisfied()
+
+
 def test_pybullet_is_compiled_only_after_python_3_11(monkeypatch):
     pybullet = colab.LESSON_PACKAGES["pybullet"]
     monkeypatch.setattr(colab.sys, "version_info", (3, 12, 0))
@@ -127,3 +165,50 @@ def test_setup_reports_the_install_when_packages_were_missing(monkeypatch, offli
     ready = runtime.setup(needs=["pybullet"])
     assert ready.installed == ("course-demo-pkg==1.0",)
     assert "Installed for Colab in " in str(ready) and "course-demo-pkg==1.0" in str(ready)
+
+
+@pytest.fixture
+def numpy_sdist(offline_index, tmp_path, monkeypatch):
+    """A source-only package that, like pybullet, enables NumPy support only if its build
+    can import numpy. Built wheels go to a throw-away wheel cache; the installed module is
+    importable by the subprocess that checks it."""
+    name = "course_demo_numpy"
+    source = tmp_path / "sdist" / f"{name}-1.0"
+    source.mkdir(parents=True)
+    (source / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "try:\n    import numpy\n    enabled = 1\nexcept ImportError:\n    enabled = 0\n"
+        f"open('{name}.py', 'w').write(f'def isNumpyEnabled():\\n    return {{enabled}}\\n')\n"
+        f"setup(name='course-demo-numpy', version='1.0', py_modules=['{name}'])\n")
+    (source / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: course-demo-numpy\nVersion: 1.0\n")
+    import tarfile
+
+    wheels = Path(os.environ["PIP_FIND_LINKS"])
+    with tarfile.open(wheels / f"{name}-1.0.tar.gz", "w:gz") as archive:
+        archive.add(source, arcname=source.name)
+    monkeypatch.setenv("COURSE_WHEEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONPATH", str(offline_index))
+    return colab.Package("course-demo-numpy==1.0", needs_numpy=True, wheels_until=(3, 0))
+
+
+def test_a_package_without_a_wheel_is_compiled_with_numpy_and_its_wheel_reused(numpy_sdist, capsys):
+    colab.install([numpy_sdist])
+    printed = capsys.readouterr()
+    assert "has no ready-made wheel for Python" in printed.out
+    assert "Compiling course-demo-numpy" in printed.err  # the compile bar
+    assert colab.numpy_enabled("course_demo_numpy")
+    cached = list(colab.wheel_cache().glob("course_demo_numpy-1.0-*.whl"))
+    assert len(cached) == 1 and colab.wheel_cache().name.startswith("cp3")
+    built_at = cached[0].stat().st_mtime_ns
+
+    colab.install([numpy_sdist])  # a second runtime on the same machine
+    printed = capsys.readouterr()
+    assert "has no ready-made wheel" not in printed.out
+    assert "Compiling" not in printed.err
+    assert cached[0].stat().st_mtime_ns == built_at
+
+
+def test_a_build_that_lacks_numpy_stops_the_set_up_with_what_to_do(numpy_sdist, monkeypatch):
+    monkeypatch.setattr(colab, "numpy_enabled", lambda module, python=None: False)
+    with pytest.raises(colab.InstallFailed, match="without NumPy support.*%pip uninstall -y course-demo-numpy"):
+        colab.install([numpy_sdist])

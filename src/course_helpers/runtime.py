@@ -67,6 +67,8 @@ class Runtime:
     #: Packages installed for Colab by this call, and how long it took.
     installed: tuple[str, ...] = ()
     install_seconds: float = 0.0
+    #: Lines the learner should read, such as a TensorFlow version the course has not tested.
+    notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         _ = i18n.gettext
@@ -78,6 +80,7 @@ class Runtime:
             lines.append(_("Installed for Colab in {seconds:.0f} s: {packages}.").format(
                 seconds=self.install_seconds, packages=", ".join(self.installed)))
         lines.append(replay_note(self.replay))
+        lines.extend(self.notes)
         return "\n".join(lines)
 
 
@@ -126,10 +129,18 @@ def setup(language: str = "en", virtual_display: bool = False,
     place = colab.detect_runtime()
     installed: list[str] = []
     seconds = 0.0
+    notes: list[str] = []
     if place == "colab":
+        untested = colab.untested_tensorflow_note()
+        notes.extend([untested] if untested else [])
         missing = colab.missing_packages(needs)
         if missing:
-            seconds = colab.install(missing)
+            try:
+                seconds = colab.install(missing)
+            except colab.InstallFailed as failure:
+                if untested:  # an untested TensorFlow is the likely cause: say what to do
+                    raise colab.InstallFailed(f"{failure}\n{untested}") from None
+                raise
             installed = [package.requirement for package in missing]
     variables = {**RUNTIME_VARIABLES, **_keras_variables()}
     late = [
@@ -162,7 +173,7 @@ def setup(language: str = "en", virtual_display: bool = False,
         display = start_virtual_display()
     return Runtime(display=display, quick_mode=quick.is_quick_mode(), language=language,
                    place=place, replay=replay.backend(), installed=tuple(installed),
-                   install_seconds=seconds)
+                   install_seconds=seconds, notes=tuple(notes))
 
 
 class _CellFailed(Exception):
