@@ -212,3 +212,18 @@ def test_a_build_that_lacks_numpy_stops_the_set_up_with_what_to_do(numpy_sdist, 
     monkeypatch.setattr(colab, "numpy_enabled", lambda module, python=None: False)
     with pytest.raises(colab.InstallFailed, match="without NumPy support.*%pip uninstall -y course-demo-numpy"):
         colab.install([numpy_sdist])
+
+
+def test_the_untested_tensorflow_note_speaks_the_lesson_language(monkeypatch):
+    from course_helpers import i18n
+
+    real = colab.importlib.metadata.version
+    monkeypatch.setattr(colab.importlib.metadata, "version",
+                        lambda name: "2.23.0" if name == "tensorflow" else real(name))
+    i18n.set_language("fr")
+    try:
+        note = colab.untested_tensorflow_note()
+    finally:
+        i18n.set_language("en")
+    assert note.startswith("Cet environnement d’exécution a TensorFlow 2.23.0, plus récent que")
+    assert "(Exécution > Redémarrer la session)" in note

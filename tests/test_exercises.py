@@ -1,7 +1,8 @@
 """Every exercise's self-check passes on the reference solution and fails on the blank.
 
-The lessons run in quick mode with nbclient: once with the reference solutions from
-exercises/<lesson>.toml in the answer cells, once as a learner first opens them.
+The lessons run in quick mode with nbclient with the reference solutions from
+exercises/<lesson>.toml in the answer cells. The blank run, as a learner first opens a
+lesson, is tests/test_lessons_run_twice.py, which runs every English lesson anyway.
 """
 
 from __future__ import annotations
@@ -17,33 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 WITH_EXERCISES = sorted(p.stem for p in (ROOT / "exercises").glob("*.toml"))
 
 
-def check_outputs(path: Path) -> dict[str, str]:
-    notebook = nbformat.read(path, as_version=4)
-    found = {}
-    for cell in notebook.cells:
-        if cell.get("id", "").endswith(exercises.CHECK):
-            found[cell.id] = "".join(
-                o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in cell.outputs)
-    return found
-
-
 @pytest.mark.notebook
 @pytest.mark.parametrize("lesson", WITH_EXERCISES)
 def test_every_self_check_passes_on_the_reference_solutions(lesson, tmp_path):
     path = lessons.run_lesson(lesson, output=tmp_path / "solved.ipynb", quick=True,
                               show_progress=False, replace=exercises.solutions(ROOT, lesson))
-    outputs = check_outputs(path)
+    outputs = exercises.check_outputs(nbformat.read(path, as_version=4))
     assert len(outputs) >= 3
     assert {cell: text[:1] for cell, text in outputs.items()} == dict.fromkeys(outputs, "✔"), outputs
-
-
-@pytest.mark.notebook
-@pytest.mark.parametrize("lesson", WITH_EXERCISES)
-def test_a_blank_exercise_is_not_yet_right_and_runs_without_an_error(lesson, tmp_path):
-    path = lessons.run_lesson(lesson, output=tmp_path / "blank.ipynb", quick=True,
-                              show_progress=False)
-    outputs = check_outputs(path)
-    assert {cell: text[:1] for cell, text in outputs.items()} == dict.fromkeys(outputs, "✘"), outputs
 
 
 @pytest.mark.parametrize("lesson", WITH_EXERCISES)

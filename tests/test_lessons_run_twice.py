@@ -2,6 +2,10 @@
 
 The usual trap is state left by the first run: a Reverb server still holding its port,
 a learner restoring the first run's checkpoint. The notebooks run in quick mode.
+
+This is also the pinned profile's execution of the English lessons (nbval collects the
+translations): every cell must run without an error, and every exercise, left blank as
+a learner first finds it, must get its self-check's "not yet" (✘) rather than an error.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from course_helpers import exercises
 
 LESSONS = sorted((Path(__file__).resolve().parents[1] / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb"))
 
@@ -31,3 +37,7 @@ def test_run_all_twice_in_one_kernel(path, tmp_path):
             errors = [c.id for c in nb.cells
                       if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
             assert not errors, f"run {run} of {path.name} failed in cells {errors}"
+            checks = exercises.check_outputs(nb)
+            assert len(checks) >= 3, f"{path.name} has fewer than three self-checks"
+            assert {cell: text[:1] for cell, text in checks.items()} == dict.fromkeys(checks, "✘"), (
+                f"run {run} of {path.name}: a blank exercise did not get its 'not yet'", checks)

@@ -17,6 +17,10 @@ Groups of figures (``--only`` picks some):
   lessons, for the ms per iteration to compare with.
 - ``quick``: each lesson executed in quick mode, as CI runs it.
 - ``l10n``: extracting, merging and building every translation, in a scratch copy.
+- ``colab``: each lesson on a fresh Colab-like runtime (a scratch virtual environment
+  from ``ci/colab/requirements-X.Y.txt``, ``COURSE_RUNTIME=colab``), in quick mode: how
+  long its first cell takes to install what Colab lacks (lesson 3 with the pybullet
+  compile, then again with the compiled wheel kept), and the whole lesson.
 
 With a GPU visible to TensorFlow, ``dqn``, ``sac`` and ``baseline`` run once on the CPU
 (``CUDA_VISIBLE_DEVICES=-1``) and once on the GPU. Timings are printed, never asserted:
@@ -26,10 +30,15 @@ these machines are shared, so repeat a measurement before trusting a small diffe
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from datetime import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +48,7 @@ import nbformat
 
 from course_helpers import lessons
 
-GROUPS = ("dqn", "sac", "baseline", "quick", "l10n")
+GROUPS = ("dqn", "sac", "baseline", "quick", "l10n", "colab")
 
 # Run before a lesson's training cells: wraps its evaluation function so each call's
 # start, end and result are recorded.
@@ -344,6 +353,69 @@ def l10n_rows() -> list[Row]:
                 f"{seconds:.1f} s")]
 
 
+def cell_seconds(cell: Any) -> float | None:
+    """How long nbclient took to run an executed cell, from the timing it records."""
+    timing = cell.get("metadata", {}).get("execution", {})
+    try:
+        start = datetime.fromisoformat(timing["iopub.execute_input"].replace("Z", "+00:00"))
+        end = datetime.fromisoformat(timing["shell.execute_reply"].replace("Z", "+00:00"))
+    except (KeyError, ValueError):
+        return None
+    return (end - start).total_seconds()
+
+
+def colab_rows(python: str, quick: bool = True) -> list[Row]:
+    """Each lesson on a fresh Colab-like runtime, as a learner opening it from its badge.
+
+    Colab gives every notebook its own runtime, so each lesson starts from a new scratch
+    environment holding the profile's lock (what Colab preinstalls), and its set-up cell
+    installs the rest. Lesson 3 runs twice: compiling pybullet, then reusing the wheel
+    that compile left in the wheel cache. ``quick`` only shortens the benchmark's own
+    check (lessons 1 and 3, without the second run).
+    """
+    root = lessons.project_root()
+    lock = root / "ci" / "colab" / f"requirements-{python}.txt"
+    if not lock.exists():
+        raise ValueError(f"No Colab-like profile for Python {python}: {lock} does not exist.")
+    interpreter = subprocess.run([str(root / "ci" / "find-python"), python], check=True,
+                                 capture_output=True, text=True).stdout.strip()
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    label = f"colab {python}"
+    runs = [("01", "fresh"), ("03", "fresh")] if quick else [
+        ("01", "fresh"), ("02", "fresh"), ("03", "fresh"), ("03", "wheel kept")]
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="course-bench-colab-") as scratch:
+        wheels = Path(scratch) / "wheels"
+        for number, how in runs:
+            venv = Path(scratch) / f"venv-{number}-{how.replace(' ', '-')}"
+            subprocess.run([interpreter, "-m", "venv", str(venv)], check=True)
+            python_in_venv = str(venv / "bin" / "python")
+            for arguments in (["-r", str(lock)], ["--no-deps", "-e", str(root)]):
+                subprocess.run([uv, "pip", "install", "--quiet", "--python", python_in_venv,
+                                *arguments], check=True)
+            stem = lessons.lesson_path(number).stem
+            output = Path(scratch) / f"{stem}-{how.replace(' ', '-')}.ipynb"
+            environment = {**os.environ, "COURSE_RUNTIME": "colab", "MPLBACKEND": "Agg",
+                           "COURSE_WHEEL_CACHE": str(wheels), "COURSE_QUICK": "1"}
+            start = time.perf_counter()
+            subprocess.run([str(venv / "bin" / "course"), "run", stem, "--quick", "-o", str(output)],
+                           check=True, env=environment, cwd=root, capture_output=True)
+            whole = time.perf_counter() - start
+            first = next(cell for cell in nbformat.read(output, as_version=4).cells
+                         if cell.cell_type == "code")
+            printed = "".join(o.get("text", "") for o in first.outputs)
+            installed = re.search(r"Installed for Colab in \d+ s: (.*)\.", printed)
+            what = installed.group(1) if installed else "nothing"
+            seconds = cell_seconds(first)
+            rows += [
+                Row(stem[:2], f"{label}, {how} runtime: first cell (installs {what})",
+                    f"{seconds:.0f} s" if seconds is not None else "?"),
+                Row(stem[:2], f"{label}, {how} runtime: whole lesson, quick mode", f"{whole:.0f} s"),
+            ]
+            shutil.rmtree(venv)
+    return rows
+
+
 def devices() -> list[tuple[str, dict[str, str]]]:
     """("cpu", env) always, and ("gpu", {}) when TensorFlow sees a GPU."""
     import tensorflow as tf
@@ -357,6 +429,7 @@ def devices() -> list[tuple[str, dict[str, str]]]:
 def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4),
             sac_seeds: Sequence[int] = (42,), quick: bool = False, sac_iterations: int | None = None,
             baseline_iterations: int = 2_000, lessons_for_quick: Sequence[str] | None = None,
+            colab_pythons: Sequence[str] = ("3.13",),
             emit: Callable[[Row], None] = lambda row: None) -> list[Row]:
     """Run the chosen groups and return their rows; ``emit`` sees each row as it is ready."""
     unknown = sorted(set(only) - set(GROUPS))
@@ -382,6 +455,9 @@ def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4
         add(quick_rows(lessons_for_quick or lessons.lesson_names()))
     if "l10n" in only:
         add(l10n_rows())
+    if "colab" in only:
+        for python in colab_pythons:
+            add(colab_rows(python, quick=quick))
     return rows
 
 

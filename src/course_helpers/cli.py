@@ -49,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="train SAC for this many iterations instead of the lesson's value")
     bench.add_argument("--baseline-iterations", type=int, default=2_000,
                        help="iterations of each published loop (default: 2000)")
+    bench.add_argument("--colab-python", default="3.13",
+                       help="Python versions of the Colab-like profiles the colab group "
+                            "measures, e.g. 3.13,3.12 (default: 3.13)")
     bench.add_argument("--lessons", default=None,
                        help="comma-separated lessons for the quick group (default: all)")
     bench.add_argument("--quick", action="store_true",
@@ -189,6 +192,7 @@ def _bench(args: argparse.Namespace) -> int:
         sac_seeds=seeds("--sac-seeds", args.sac_seeds), quick=args.quick,
         sac_iterations=args.sac_iterations, baseline_iterations=args.baseline_iterations,
         lessons_for_quick=split(args.lessons) or None,
+        colab_pythons=split(args.colab_python) or ["3.13"],
         emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True))
     print()
     print(course_bench.format_table(rows, markdown=args.markdown))

@@ -189,15 +189,20 @@ def untested_tensorflow_note() -> str | None:
     if tensorflow is None or f"{tensorflow.major}.{tensorflow.minor}" in TESTED_TENSORFLOW:
         return None
     newest = TESTED_TENSORFLOW[-1]
-    relation = (i18n.gettext("newer than") if tensorflow > Version(newest)
-                else i18n.gettext("older than"))
-    return i18n.gettext(
-        "This runtime has TensorFlow {found}, {relation} the versions this course was "
-        "tested with on Colab ({tested}). The lesson carries on. If a cell fails, run "
-        "{command} in a new cell, restart the session (Runtime > Restart session) and run "
-        "the lesson again from the top."
-    ).format(found=tensorflow, relation=relation, tested=", ".join(TESTED_TENSORFLOW),
-             command=f"%pip install tensorflow=={newest}.* tf-keras=={newest}.*")
+    if tensorflow > Version(newest):
+        note = i18n.gettext(
+            "This runtime has TensorFlow {found}, newer than the versions this course was "
+            "tested with on Colab ({tested}). The lesson carries on. If a cell fails, run "
+            "{command} in a new cell, restart the session (Runtime > Restart session) and "
+            "run the lesson again from the top.")
+    else:
+        note = i18n.gettext(
+            "This runtime has TensorFlow {found}, older than the versions this course was "
+            "tested with on Colab ({tested}). The lesson carries on. If a cell fails, run "
+            "{command} in a new cell, restart the session (Runtime > Restart session) and "
+            "run the lesson again from the top.")
+    return note.format(found=tensorflow, tested=", ".join(TESTED_TENSORFLOW),
+                       command=f"%pip install tensorflow=={newest}.* tf-keras=={newest}.*")
 
 
 def needs_source_build(package: Package) -> bool:

@@ -22,6 +22,13 @@ def answer_cells(notebook: nbformat.NotebookNode) -> list[str]:
     return [cell.id for cell in notebook.cells if cell.get("id", "").endswith(ANSWER)]
 
 
+def check_outputs(notebook: nbformat.NotebookNode) -> dict[str, str]:
+    """What each self-check cell of an executed notebook printed, by cell id."""
+    return {cell.id: "".join(output.get("data", {}).get("text/plain", "") + output.get("text", "")
+                             for output in cell.get("outputs", []))
+            for cell in notebook.cells if cell.get("id", "").endswith(CHECK)}
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One entry of ``exercises/<lesson>.toml``.
