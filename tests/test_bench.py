@@ -88,3 +88,29 @@ def test_seeds_that_are_not_numbers_are_refused_naming_the_option(option, capsys
 
     assert cli.main(["bench", "--only", "dqn,sac", option, "42,one"]) != 0
     assert f"{option} takes whole numbers separated by commas, got '42,one'" in capsys.readouterr().err
+
+
+def _executed_cell(outputs, start="2026-11-24T10:00:00.250000Z", end="2026-11-24T10:01:12.750000Z"):
+    cell = nbformat.v4.new_code_cell("course.setup()")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text) for text in outputs]
+    cell.metadata["execution"] = {"iopub.execute_input": start, "shell.execute_reply": end}
+    return cell
+
+
+def test_cell_seconds_reads_the_timing_nbclient_records():
+    assert bench.cell_seconds(_executed_cell([])) == pytest.approx(72.5)
+    assert bench.cell_seconds(nbformat.v4.new_code_cell("x = 1")) is None
+
+
+def test_the_colab_rows_name_what_the_set_up_cell_installed():
+    said = ("Runtime ready on Colab: rendering with pyvirtualdisplay; quick mode on.\n"
+            "Installed for Colab in 212 s: tf-keras~=2.21.0, gin-config==0.5.0, pybullet==3.2.7.\n"
+            "Replay buffer: an in-process stand-in for Reverb.\n")
+    assert bench.installed_for_colab(_executed_cell([said])) == (
+        "tf-keras~=2.21.0, gin-config==0.5.0, pybullet==3.2.7")
+    assert bench.installed_for_colab(_executed_cell(["Runtime ready on Binder.\n"])) == "nothing"
+
+
+def test_the_colab_group_refuses_a_python_without_a_profile():
+    with pytest.raises(ValueError, match=r"No Colab-like profile for Python 3\.10.*requirements-3\.10\.txt"):
+        bench.colab_rows("3.10")
