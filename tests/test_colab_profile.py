@@ -105,3 +105,14 @@ def test_course_helpers_dependencies_are_bounded_and_hold_every_tested_version()
 def test_pybullet_must_be_built_with_numpy_support():
     """A build without NumPy returns flat camera images, and Minitaur's render fails."""
     assert colab.LESSON_PACKAGES["pybullet"].needs_numpy
+
+
+def test_ci_runs_both_colab_profiles():
+    """`make ci` must test the Colab learners open today (3.13) and the older runtime (3.12)."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(r"^ci:.*\n((?:\t.*\n)+)", makefile, re.M)
+    assert recipe, "Makefile: the ci target has no recipe"
+    for python in PROFILES:
+        assert re.search(rf"test-colab COLAB_PYTHON={re.escape(python)}\b", recipe.group(1)), (
+            f"Makefile: `make ci` does not run the Python {python} Colab-like profile")
+    assert "make ci" in (ROOT / ".ci/run").read_text()
