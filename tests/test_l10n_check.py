@@ -45,6 +45,20 @@ def test_a_translation_that_breaks_a_code_span_is_named_with_its_cell_and_line(p
     assert "lost code span '`data_spec`'" in problem and "added code span '`data spec`'" in problem
 
 
+def test_a_changed_english_paragraph_whose_old_translation_lacks_its_new_code_span_passes(project):
+    """The old translation becomes a fuzzy suggestion, which the build never uses: a
+    maintainer's English change must not fail CI before a translator catches up."""
+    write_lesson(project, [*CELLS[:3], ("api", "md", "## The API\n\nEvery buffer starts from a "
+                                                     "`data_spec` and a `max_length`.")])
+    catalogs.extract(project)
+    catalogs.update(project)
+    build.build(project)
+    [entry] = [e for e in catalogs.read_catalog(catalogs.catalog_path(project, "fr", LESSON))
+               if e.msgctxt == "api" and e.msgid.startswith("Every")]
+    assert "fuzzy" in entry.flags and "`max_length`" not in entry.msgstr
+    assert check.check(project) == []
+
+
 def test_a_translation_that_changes_a_link_target_is_reported(project):
     write_lesson(project, [*CELLS, ("more", "md", "Every detail is in [the guide](https://example.org/rb).")])
     catalogs.extract(project)

@@ -49,6 +49,7 @@ def test_editing_one_english_paragraph_makes_exactly_its_translations_stale(copy
     cell.source = cell.source.replace(old, new)
     nbformat.write(notebook, lesson)
     before = catalog_state(root)
+    fuzzy_before = {(r.language, r.lesson): r.fuzzy for r in catalogs.status(root)}
 
     catalogs.extract(root)
     catalogs.update(root)
@@ -65,4 +66,7 @@ def test_editing_one_english_paragraph_makes_exactly_its_translations_stale(copy
     changed = {key for key in after if before.get(key) != after[key]}
     assert changed == {(language, "02_dqn_cartpole", "policies-note", new) for language in languages}
     rows = {(r.language, r.lesson): r for r in catalogs.status(root)}
-    assert all(rows[(language, "02_dqn_cartpole")].fuzzy == 1 for language in languages)
+    # One more fuzzy entry per language than before the edit (the catalogs may already
+    # hold others, waiting for a translator).
+    assert all(rows[(language, "02_dqn_cartpole")].fuzzy == fuzzy_before[(language, "02_dqn_cartpole")] + 1
+               for language in languages)

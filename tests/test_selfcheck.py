@@ -234,8 +234,8 @@ def test_a_wrong_parameter_count_gets_a_hint(answer, misunderstanding):
     assert not feedback and misunderstanding in feedback.message
 
 
-# Lesson 03, exercise 1: four actors insert 200 pairs/s, the learner samples 3 × 256/s.
-RATES = dict(actors=4, inserts_per_actor_per_second=50, gradient_steps_per_second=3, batch_size=256)
+# Lesson 03, exercise 1: four actors insert 4 × 250 pairs/s, the learner samples 250 × 256/s.
+RATES = dict(actors=4, inserts_per_actor_per_second=250, gradient_steps_per_second=250, batch_size=256)
 
 
 @pytest.fixture(params=["reverb", "stand-in"])
@@ -249,23 +249,23 @@ def rate_limiters(request):
 
 
 def test_a_ratio_of_samples_to_inserts_passes(rate_limiters):
-    limiter = rate_limiters.SampleToInsertRatio(samples_per_insert=3 * 256 / (4 * 50),
-                                                min_size_to_sample=1_000, error_buffer=100)
+    limiter = rate_limiters.SampleToInsertRatio(samples_per_insert=250 * 256 / (4 * 250),
+                                                min_size_to_sample=1_000, error_buffer=1_000)
     assert selfcheck.rate_limiter(limiter, **RATES)
 
 
 @pytest.mark.parametrize("ratio, misunderstanding", [
-    (3 / 200, "Reverb counts sampled items"),
-    (200 / 768, "upside down"),
-    (768 / 50, "count the inserts of all of them"),
+    (250 / 1_000, "Reverb counts sampled items"),
+    (1_000 / 64_000, "upside down"),
+    (64_000 / 250, "count the inserts of all of them"),
     (2.0, "then divide"),
 ])
 def test_a_wrong_ratio_gets_a_hint_and_never_the_ratio(rate_limiters, ratio, misunderstanding):
     limiter = rate_limiters.SampleToInsertRatio(samples_per_insert=ratio, min_size_to_sample=1_000,
-                                                error_buffer=100)
+                                                error_buffer=1_000)
     feedback = selfcheck.rate_limiter(limiter, **RATES)
     assert not feedback and misunderstanding in feedback.message
-    assert "3.84" not in feedback.message and "768" not in feedback.message
+    assert "64" not in feedback.message and "64000" not in feedback.message
 
 
 def test_min_size_is_told_why_it_does_not_keep_the_pace(rate_limiters):
