@@ -36,7 +36,7 @@ test-notebooks: setup
 	$(BIN)/python -m pytest -m notebook tests $(TRANSLATED)
 
 # Both Colab-like profiles: 3.13 in French and English, 3.12 in English (the localized
-# set-up output is already checked on 3.13). About 5 minutes each on two cores.
+# set-up output is already checked on 3.13). 3 to 5 minutes each on two cores.
 ci: test
 	$(MAKE) test-colab COLAB_PYTHON=3.13
 	$(MAKE) test-colab COLAB_PYTHON=3.12 COLAB_LANGUAGES=en
