@@ -69,13 +69,14 @@ def test_hyperparameters_live_in_one_visible_cell_with_their_quick_values(lesson
     assert "quick=dict(" in cells[0].source, f"{path.name}: the cell must show what quick mode changes"
 
 
-def test_lesson_opens_with_badges_then_a_title_and_ends_with_summary_and_exercises(lesson):
+def test_lesson_opens_with_badges_then_a_title_and_ends_with_summary_exercises_and_sources(lesson):
     path, nb = lesson
     assert nb.cells[0].id == "badges"  # tests/test_links.py checks where they lead
     assert nb.cells[1].cell_type == "markdown" and nb.cells[1].source.startswith("# ")
     headings = [cell.source.splitlines()[0] for cell in nb.cells
                 if cell.cell_type == "markdown" and cell.source.startswith("## ")]
-    assert "## Summary" in headings and headings[-1] == "## Exercises", path.name
+    assert "## Summary" in headings and headings[-2:] == ["## Exercises", "## References"], path.name
+    assert nb.cells[-1].id == "references", path.name
 
 
 def test_every_code_cell_is_introduced_by_prose(lesson):
