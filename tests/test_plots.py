@@ -68,3 +68,44 @@ def test_plot_returns_rejects_steps_and_returns_of_different_lengths(close_figur
 def test_plot_returns_rejects_empty_input_saying_nothing_was_recorded(close_figures):
     with pytest.raises(ValueError, match="nothing to plot"):
         plot_returns([], [])
+
+
+def test_plot_q_values_draws_the_estimates_and_the_largest_true_value(close_figures):
+    from course_helpers.plots import plot_q_values
+
+    ax = plot_q_values(STEPS, [1.0, 40.0, 230.0], bound=200)
+    estimates, bound = ax.get_lines()
+    np.testing.assert_array_equal(estimates.get_ydata(), [1.0, 40.0, 230.0])
+    assert set(bound.get_ydata()) == {200} and bound.get_linestyle() == "--"
+    assert ax.get_ylabel() == "Estimated Q-value"
+    assert "largest true value (200)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_plot_q_values_refuses_steps_and_values_of_different_lengths(close_figures):
+    from course_helpers.plots import plot_q_values
+
+    with pytest.raises(ValueError, match="steps and q_values must have the same length"):
+        plot_q_values(STEPS, [1.0])
+
+
+def test_plot_sac_training_has_one_panel_per_quantity_and_the_target_entropy(close_figures):
+    from course_helpers.plots import plot_sac_training
+
+    figure = plot_sac_training(STEPS, alpha=[1.0, 0.5, 0.1], entropy=[5.0, 0.0, -3.5],
+                               critic_loss=[9.0, 3.0, 2.0], actor_loss=[-1.0, -5.0, -9.0],
+                               target_entropy=-4.0)
+    titles = [ax.get_title() for ax in figure.axes]
+    assert titles == ["Temperature α", "Policy entropy", "Critic loss", "Actor loss"]
+    entropy_panel = figure.axes[1]
+    curve, target = entropy_panel.get_lines()
+    np.testing.assert_array_equal(curve.get_ydata(), [5.0, 0.0, -3.5])
+    assert set(target.get_ydata()) == {-4.0}
+    assert figure.axes[0].get_yscale() == "log"
+
+
+def test_plot_sac_training_names_the_series_whose_length_is_wrong(close_figures):
+    from course_helpers.plots import plot_sac_training
+
+    with pytest.raises(ValueError, match="steps and actor_loss must have the same length"):
+        plot_sac_training(STEPS, alpha=[1, 1, 1], entropy=[1, 1, 1], critic_loss=[1, 1, 1],
+                          actor_loss=[1, 1])

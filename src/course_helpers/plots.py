@@ -1,4 +1,4 @@
-"""Plots of training progress, labelled the same way in every lesson."""
+"""Plots of training progress, labelled the same way in every lesson and language."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from course_helpers.i18n import gettext
 
@@ -49,3 +50,93 @@ def plot_returns(
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     return ax
+
+
+def plot_q_values(
+    steps: Sequence[int],
+    q_values: Sequence[float],
+    *,
+    title: str = "Q-value estimates during training",
+    bound: float | None = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Plot the average, over a fixed set of observations, of max_a Q(s, a) at each step.
+
+    Args:
+        steps: the training step of each measurement.
+        q_values: the average greedy Q-value measured at each of those steps.
+        title: the plot's title.
+        bound: draw a dashed line at the largest value a true Q-value can take, if any
+            (on CartPole-v0 with gamma = 1, the 200 rewards of a full episode).
+        ax: draw into these axes instead of a new figure.
+    """
+    _same_length(steps, q_values, "q_values")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(list(steps), list(q_values), marker="o", color="tab:purple",
+            label=gettext("average of max Q(s, a)"))
+    if bound is not None:
+        ax.axhline(bound, linestyle="--", color="grey",
+                   label=gettext("largest true value ({bound})").format(bound=f"{bound:g}"))
+    ax.set_title(gettext(title))
+    ax.set_xlabel(gettext("Training step"))
+    ax.set_ylabel(gettext("Estimated Q-value"))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    return ax
+
+
+def plot_sac_training(
+    steps: Sequence[int],
+    *,
+    alpha: Sequence[float],
+    entropy: Sequence[float],
+    critic_loss: Sequence[float],
+    actor_loss: Sequence[float],
+    target_entropy: float | None = None,
+) -> Figure:
+    """Four panels over the training steps: α, the policy's entropy and SAC's two losses.
+
+    Args:
+        steps: the training step of each record.
+        alpha: the entropy temperature α at each step.
+        entropy: an estimate of the policy's entropy, -mean log π(a|s) over a batch.
+        critic_loss: the critic loss the learner reported.
+        actor_loss: the actor loss the learner reported.
+        target_entropy: draw the entropy SAC steers towards as a dashed line.
+    """
+    series = {"alpha": alpha, "entropy": entropy, "critic_loss": critic_loss,
+              "actor_loss": actor_loss}
+    for name, values in series.items():
+        _same_length(steps, values, name)
+    figure, axes = plt.subplots(2, 2, figsize=(10, 6), sharex=True)
+    panels = [
+        (axes[0, 0], alpha, gettext("Temperature α"), "tab:red"),
+        (axes[0, 1], entropy, gettext("Policy entropy"), "tab:green"),
+        (axes[1, 0], critic_loss, gettext("Critic loss"), "tab:blue"),
+        (axes[1, 1], actor_loss, gettext("Actor loss"), "tab:orange"),
+    ]
+    for ax, values, label, colour in panels:
+        ax.plot(list(steps), list(values), color=colour)
+        ax.set_title(label)
+        ax.grid(alpha=0.3)
+    if target_entropy is not None:
+        axes[0, 1].axhline(target_entropy, linestyle="--", color="grey",
+                           label=gettext("target entropy ({target})").format(
+                               target=f"{target_entropy:g}"))
+        axes[0, 1].legend(loc="upper right")
+    axes[0, 0].set_yscale("log")
+    for ax in axes[1]:
+        ax.set_xlabel(gettext("Training step"))
+    figure.tight_layout()
+    return figure
+
+
+def _same_length(steps: Sequence[int], values: Sequence[float], name: str) -> None:
+    if len(steps) != len(values):
+        raise ValueError(gettext(
+            "steps and {name} must have the same length, got {steps} steps and {values} "
+            "values. Record the step each time you record a value."
+        ).format(name=name, steps=len(steps), values=len(values)))
+    if len(steps) == 0:
+        raise ValueError(gettext("There is nothing to plot: no evaluation has been recorded yet."))
