@@ -237,3 +237,34 @@ def test_setup_hides_the_pkg_resources_notice_that_pygame_and_pybullet_trigger()
                       UserWarning)
         warnings.warn("a warning the learner should still see", UserWarning)
     assert [str(w.message) for w in seen] == ["a warning the learner should still see"]
+
+
+def test_native_stderr_lines_with_the_prefix_are_dropped_and_the_rest_kept_in_order():
+    # In a child process: the filter replaces file descriptor 2 for the whole process.
+    script = """
+import os, time
+from course_helpers.runtime import drop_native_stderr_lines
+drop_native_stderr_lines(b"[reverb/cc/")
+drop_native_stderr_lines(b"[reverb/cc/")  # a second set-up call changes nothing
+os.write(2, b"first\\n[reverb/cc/server.cc:71] Started replay server on port 1\\n")
+os.write(2, b"[reverb/cc/client.cc:165] Sampler and ")
+os.write(2, b"server are owned by the same process\\nsecond\\nno newline")
+time.sleep(0.5)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert result.stderr == b"first\nsecond\nno newline"
+
+
+def test_setup_swallows_gyms_unmaintained_notice(monkeypatch):
+    script = """
+import contextlib, io, sys
+import course_helpers as course
+course.setup()
+buffer = io.StringIO()
+with contextlib.redirect_stderr(buffer):
+    import gym
+print(repr(buffer.getvalue()))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stdout.strip() == "''" and "unmaintained" not in result.stderr, result.stderr

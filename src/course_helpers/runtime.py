@@ -8,12 +8,15 @@ other import, and everything else in the lesson can assume a quiet, headless run
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import logging
 import os
 import random
 import shutil
 import sys
+import threading
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -166,6 +169,9 @@ def setup(language: str = "en", virtual_display: bool = False,
         warnings.filterwarnings("ignore", message=message, category=category)
 
     _quiet_absl()
+    _import_gym_quietly()
+    if replay.backend() == "reverb" and "ipykernel" in sys.modules:
+        drop_native_stderr_lines(_REVERB_LOG_PREFIX)
     _register_magics()
 
     display = i18n.gettext("SDL's dummy video driver (no screen needed)")
@@ -311,3 +317,60 @@ def seed_everything(seed: int) -> int:
 
     tf.random.set_seed(seed)
     return seed
+
+
+def _import_gym_quietly() -> None:
+    """Import gym once with its "Gym has been unmaintained since 2022" notice swallowed.
+
+    gym 0.23, which tf-agents 0.19 needs, prints that notice to stderr on import, in
+    every lesson, and no setting turns it off. The lessons use gym only through
+    tf-agents' ``suite_gym``; nothing in the notice is something a learner can act on.
+    """
+    if "gym" in sys.modules or importlib.util.find_spec("gym") is None:
+        return
+    with contextlib.redirect_stderr(io.StringIO()):
+        import gym  # noqa: F401
+
+
+# Reverb's C++ code logs to the process's stderr, outside Python's logging, lines such
+# as "[reverb/cc/platform/default/server.cc:71] Started replay server on port 41233" or
+# "Sampler and server are owned by the same process". Jupyter shows them in the cells.
+_REVERB_LOG_PREFIX = b"[reverb/cc/"
+_dropping: set[bytes] = set()
+_dropping_lock = threading.Lock()
+
+
+def drop_native_stderr_lines(prefix: bytes) -> None:
+    """Keep lines that native code writes to stderr and that start with ``prefix`` out
+    of the notebook; every other byte still reaches it, in order.
+
+    No library setting does this: Reverb's logger has no level to set. So file
+    descriptor 2, which the Jupyter kernel reads to show native output in the cell, is
+    replaced by a pipe, and a daemon thread copies what arrives to the kernel's pipe,
+    line by line, leaving out the matching lines. Python's own ``sys.stderr`` is not
+    file descriptor 2 in a kernel and is untouched. Calling it again with the same
+    prefix does nothing.
+    """
+    with _dropping_lock:
+        if prefix in _dropping:
+            return
+        _dropping.add(prefix)
+        original = os.dup(2)
+        read_end, write_end = os.pipe()
+        os.dup2(write_end, 2)
+        os.close(write_end)
+    threading.Thread(target=_copy_lines_except, args=(read_end, original, prefix),
+                     name=f"stderr filter {prefix.decode()}", daemon=True).start()
+
+
+def _copy_lines_except(source: int, target: int, prefix: bytes) -> None:
+    pending = b""
+    while chunk := os.read(source, 65536):
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        kept = b"".join(line + b"\n" for line in lines if not line.startswith(prefix))
+        # A partial line is held back only while it could still turn out to match.
+        if pending and not (prefix.startswith(pending) or pending.startswith(prefix)):
+            kept, pending = kept + pending, b""
+        if kept:
+            os.write(target, kept)
