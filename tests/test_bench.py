@@ -114,3 +114,16 @@ def test_the_colab_rows_name_what_the_set_up_cell_installed():
 def test_the_colab_group_refuses_a_python_without_a_profile():
     with pytest.raises(ValueError, match=r"No Colab-like profile for Python 3\.10.*requirements-3\.10\.txt"):
         bench.colab_rows("3.10")
+
+
+def test_pin_to_cpus_limits_the_process_and_refuses_impossible_counts():
+    import subprocess
+    import sys
+
+    script = ("import os; from course_helpers import bench; "
+              "print(bench.pin_to_cpus(1), len(os.sched_getaffinity(0)))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout.split()[-1] == "1", result.stderr
+    with pytest.raises(ValueError, match="--cpus takes a number from 1 to"):
+        bench.pin_to_cpus(0)

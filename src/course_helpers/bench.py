@@ -22,6 +22,10 @@ Groups of figures (``--only`` picks some):
   long its first cell takes to install what Colab lacks (lesson 3 with the pybullet
   compile, then again with the compiled wheel kept), and the whole lesson.
 
+``--cpus 1`` pins the benchmark, and the kernels it starts, to one core: the closest this
+machine comes to Binder, which gives a lesson one CPU. (Binder limits CPU time rather than
+cores, and its machines differ, so treat the figure as an estimate of Binder's pace.)
+
 With a GPU visible to TensorFlow, ``dqn``, ``sac`` and ``baseline`` run once on the CPU
 (``CUDA_VISIBLE_DEVICES=-1``) and once on the GPU. Timings are printed, never asserted:
 these machines are shared, so repeat a measurement before trusting a small difference.
@@ -480,6 +484,16 @@ def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4
         for python in colab_pythons:
             add(colab_rows(python, quick=quick))
     return rows
+
+
+def pin_to_cpus(count: int) -> list[int]:
+    """Run this process, and every kernel it starts, on ``count`` of its cores."""
+    available = sorted(os.sched_getaffinity(0))
+    if not 1 <= count <= len(available):
+        raise ValueError(f"--cpus takes a number from 1 to {len(available)}, the cores this "
+                         f"process may use; got {count}.")
+    os.sched_setaffinity(0, available[:count])
+    return available[:count]
 
 
 def format_table(rows: Sequence[Row], markdown: bool = False) -> str:

@@ -57,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--quick", action="store_true",
                        help="run every lesson in quick mode: checks that the benchmark works, "
                             "in a few minutes; the figures mean nothing")
+    bench.add_argument("--cpus", type=int, default=None,
+                       help="run on this many cores; 1 estimates Binder, which gives one CPU")
     bench.add_argument("--markdown", action="store_true", help="print a Markdown table")
 
     for name, help_text in (
@@ -187,6 +189,9 @@ def _bench(args: argparse.Namespace) -> int:
         except ValueError:
             raise ValueError(f"{option} takes whole numbers separated by commas, got {text!r}.")
 
+    if args.cpus is not None:
+        cores = course_bench.pin_to_cpus(args.cpus)
+        print(f"Pinned to {len(cores)} core(s): {', '.join(map(str, cores))}", flush=True)
     rows = course_bench.measure(
         only=split(args.only), seeds=seeds("--seeds", args.seeds),
         sac_seeds=seeds("--sac-seeds", args.sac_seeds), quick=args.quick,
