@@ -7,7 +7,8 @@ from typing import Any
 from course_helpers.i18n import gettext as _
 from course_helpers.selfcheck.feedback import Feedback, graded
 
-__all__ = ["average_return_function", "n_step_num_steps", "q_network_parameters"]
+__all__ = ["average_return_function", "n_step_num_steps", "n_step_target", "q_network_parameters",
+           "td_loss", "td_targets"]
 
 
 def _episode_returns(environment: Any, policy: Any, num_episodes: int) -> list[tuple[float, float]]:
@@ -114,3 +115,277 @@ def q_network_parameters(answer: Any, observation_size: int, fc_layer_params: tu
         hint = _("count layer by layer, from the observation to the Q-values: each layer has "
                  "inputs × units weights and one bias per unit.")
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
+
+
+def _one_number(answer: Any) -> float | None:
+    """``answer`` as a float if it is one number (a float, a NumPy scalar, a scalar tensor)."""
+    import numpy as np
+
+    if answer is None or isinstance(answer, (bool, str)):
+        return None
+    try:
+        array = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return float(array) if array.shape == () else None
+
+
+def _near(answer: float, value: float) -> bool:
+    """Equal up to float32 rounding, whatever the scale of the loss."""
+    return abs(answer - value) <= 1e-4 * abs(value) + 1e-7
+
+
+def _td_loss_parts(agent: Any, experience: Any) -> dict[str, Any]:
+    """What DqnAgent's loss reads from ``experience``, split as the agent itself splits it."""
+    import tensorflow as tf
+
+    transition = agent._as_transition(experience)  # the agent's own conversion to (s, a, r, d, s')
+    time_steps, policy_steps, next_time_steps = transition
+    s, s_next = time_steps.observation, next_time_steps.observation
+    actions = tf.cast(policy_steps.action, tf.int32)
+    q_values = agent._q_network(s, step_type=time_steps.step_type)[0]
+    return dict(
+        q_values=q_values,
+        q_taken=tf.gather(q_values, actions, batch_dims=1),
+        next_target=agent._target_q_network(s_next, step_type=next_time_steps.step_type)[0],
+        next_online=agent._q_network(s_next, step_type=next_time_steps.step_type)[0],
+        this_target=agent._target_q_network(s, step_type=time_steps.step_type)[0],
+        reward=agent._reward_scale_factor * next_time_steps.reward,
+        discount=next_time_steps.discount,
+        gamma=agent._gamma,
+        valid=tf.cast(~time_steps.is_last(), tf.float32),  # DqnAgent skips pairs that start at an end
+    )
+
+
+@graded
+def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
+    """Lesson 02: the mean squared TD error of one batch, recomputed by the learner.
+
+    The reference is what the agent itself computes, ``agent.loss(experience)``, with the
+    agent's own gamma and reward scale (``agent.loss`` alone would use ``_loss``'s defaults,
+    1.0 for both; ``agent.train`` passes the agent's). The typical mistakes are recomputed on
+    the same batch and named when the answer matches one of them. A mistake that gives the
+    same number on this batch (no episode end in it; a target network equal to the Q-network)
+    cannot be seen, and the message says so instead of claiming more than it checked.
+    """
+    import numpy as np
+
+    if answer is Ellipsis:
+        return Feedback(False, _("Not yet: replace each ... with your computation, then run the "
+                                 "cell again."))
+    try:
+        reference = float(agent.loss(experience, gamma=agent._gamma,
+                                     reward_scale_factor=agent._reward_scale_factor).loss)
+        parts = _td_loss_parts(agent, experience)
+    except (AttributeError, TypeError, ValueError) as error:
+        return Feedback(False, _("Not yet: the check needs the lesson's DqnAgent and a batch "
+                                 "sampled from its dataset ({error}).").format(
+            error=f"{type(error).__name__}: {error}"))
+    p = {name: value.numpy() if hasattr(value, "numpy") else value for name, value in parts.items()}
+    gamma, discount, reward, valid = p["gamma"], p["discount"], p["reward"], p["valid"]
+
+    def target(next_values: Any, *, d: Any = discount, sign: float = 1.0, r: Any = reward) -> Any:
+        return r + sign * gamma * d * next_values.max(axis=-1)
+
+    def mean(per_pair: Any) -> float:
+        return float(np.mean(valid * per_pair))
+
+    y = target(p["next_target"])
+    errors = y - p["q_taken"]
+    huber = np.where(np.abs(errors) <= 1.0, 0.5 * errors**2, np.abs(errors) - 0.5)
+    try:  # one loss per pair is a common half-way answer
+        per_pair = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        per_pair = None
+    if per_pair is not None and per_pair.shape == errors.shape and np.allclose(
+            per_pair, errors**2, rtol=1e-4, atol=1e-6):
+        return Feedback(False, _("Not yet: you have one squared error per pair; the loss is their "
+                                 "mean over the batch, one number."))
+    value = _one_number(answer)
+    if value is None:
+        return Feedback(False, _("Not yet: my_td_loss should be one number, the mean over the "
+                                 "batch of the squared TD errors."))
+
+    online_network = mean((target(p["next_online"]) - p["q_taken"]) ** 2)
+    # (value the mistake gives, hint), most telling first; a mistake that gives the right
+    # number on this batch is skipped, since it cannot be told apart here.
+    mistakes = [
+        (mean((target(p["next_target"], d=1.0) - p["q_taken"]) ** 2),
+         _("your target bootstraps through the ends of episodes. Multiply the next value by "
+           "the discount d: it is 0 where the pole fell, and nothing follows.")),
+        (mean((y - p["q_values"].max(axis=-1)) ** 2),
+         _("you compared y with the largest Q-value of s. The loss uses Q(s, a), the value of "
+           "the action the agent really took: tf.gather(q_values, a, batch_dims=1).")),
+        (mean((target(p["this_target"]) - p["q_taken"]) ** 2),
+         _("your target looks at s. It bootstraps from the next observation, s′: "
+           "next_time_steps.observation.")),
+        (online_network,
+         _("your target comes from the Q-network. DQN computes it with the target network, "
+           "agent._target_q_network.")),
+        (mean((target(p["next_target"], sign=-1.0) - p["q_taken"]) ** 2),
+         _("check the sign in the target: the value of s′ is added to the reward.")),
+        (mean((target(p["next_target"], r=0.0) - p["q_taken"]) ** 2),
+         _("your target leaves out the reward: y starts with r.")),
+        (float(np.sum(valid * errors**2)),
+         _("this is the sum over the batch; the loss is the mean.")),
+        (mean(np.abs(errors)), _("square each TD error; this is the mean of their sizes.")),
+        (mean(errors), _("square each TD error before taking the mean; otherwise positive and "
+                         "negative errors cancel.")),
+        (mean(-errors), _("square each TD error before taking the mean; otherwise positive and "
+                          "negative errors cancel.")),
+        (0.5 * mean(errors**2),
+         _("this is half the squared error. common.element_wise_squared_loss, the agent's "
+           "td_errors_loss_fn, has no factor 1/2.")),
+        (mean(huber),
+         _("this is the Huber loss, DqnAgent's default. The agent cell chose "
+           "common.element_wise_squared_loss: the plain square.")),
+        (float(np.sqrt(mean(errors**2))),
+         _("this is the square root of the loss; leave the mean of the squares as it is.")),
+    ]
+    if _near(value, reference):
+        notes = []
+        if np.all(discount != 0.0):
+            notes.append(_("This batch holds no episode end (every d is 1), so it cannot show "
+                           "whether your target multiplies by d; draw another batch to test that."))
+        if _near(online_network, reference):
+            notes.append(_("Here the target network equals the Q-network (target_update_period=1), "
+                           "so the numbers cannot tell which one you used; DQN's target uses "
+                           "agent._target_q_network."))
+        message = _("Right: your loss is the one DqnAgent computes for this batch, "
+                    "agent.loss(experience).")
+        return Feedback(True, " ".join([message, *notes]))
+    for wrong, hint in mistakes:
+        if not _near(wrong, reference) and _near(value, wrong):
+            return Feedback(False, _("Not yet: {hint}").format(hint=hint))
+    return Feedback(False, _("Not yet: this is not the mean over the batch of (y − Q(s, a))². "
+                             "Check each line: Q(s, a) at the action taken; y = r + γ·d·max over "
+                             "the target network's Q-values of s′; then the mean of the squared "
+                             "differences. If the agent trained after your cell ran, run it again."))
+
+
+def _next_values(next_q_values: Any) -> Any:
+    import numpy as np
+
+    return np.asarray(next_q_values, dtype=np.float32)
+
+
+@graded
+def td_targets(terminal_target: Any, truncated_target: Any, *, reward: float, gamma: float,
+               next_q_values: Any) -> Feedback:
+    """Lesson 02: DQN's target for a step that terminates and for one a time limit truncates.
+
+    Both steps give ``reward`` and lead to an observation whose target-network Q-values are
+    ``next_q_values``. The discounts come from TF-Agents' own ``termination`` and
+    ``truncation`` time steps, and the targets from ``dqn_agent.compute_td_targets``.
+    """
+    import numpy as np
+    from tf_agents.agents.dqn import dqn_agent
+    from tf_agents.trajectories import time_step as ts
+
+    answers = {"terminal": _one_number(terminal_target), "truncated": _one_number(truncated_target)}
+    if None in answers.values():
+        return Feedback(False, _("Not yet: give each target as one number."))
+    q = _next_values(next_q_values)
+    observation = np.zeros([1], np.float32)
+    discounts = {"terminal": float(ts.termination(observation, reward).discount),
+                 "truncated": float(ts.truncation(observation, reward).discount)}
+    right = {kind: float(dqn_agent.compute_td_targets(q.max(), reward, gamma * d))
+             for kind, d in discounts.items()}
+    if all(_near(answers[kind], right[kind]) for kind in right):
+        return Feedback(True, _("Right: where the pole fell, d = 0 and the target is the reward "
+                                "alone; at a time limit, d stays 1 and the target still counts "
+                                "the value of s′."))
+    bootstrapped, cut = reward + gamma * q.max(), float(reward)
+    if _near(answers["terminal"], bootstrapped) and _near(answers["truncated"], cut):
+        return Feedback(False, _("Not yet: you swapped the two. A termination stops the future "
+                                 "(d = 0); a truncation only stops the clock (d = 1)."))
+    for kind, where in (("terminal", _("the terminal step")),
+                        ("truncated", _("the truncated step"))):
+        value = answers[kind]
+        if _near(value, right[kind]):
+            continue
+        if kind == "terminal" and _near(value, bootstrapped):
+            hint = _("you bootstrapped through a termination. Once the pole has fallen nothing "
+                     "follows: d = 0, so the target is the reward alone.")
+        elif kind == "truncated" and _near(value, cut):
+            hint = _("you cut a truncated episode short. The time limit stopped the clock, not "
+                     "the task: TF-Agents' TimeLimit keeps d = 1, so the target still counts the "
+                     "value of s′.")
+        elif any(_near(value, reward + gamma * other) for other in (q.mean(), q.sum(), q.min())):
+            hint = _("take the max of the next Q-values, not their mean, sum or minimum: the "
+                     "target assumes the best action from s′ on.")
+        elif _near(value, reward + q.max()):
+            hint = _("multiply the value of s′ by γ, the agent's gamma.")
+        elif _near(value, gamma * q.max()):
+            hint = _("the target starts with the reward r.")
+        else:
+            hint = _("y = r + γ·d·max Q(s′, ·); work out d for this step first.")
+        return Feedback(False, _("Not yet, for {step}: {hint}").format(step=where, hint=hint))
+    return Feedback(False, _("Not yet: y = r + γ·d·max Q(s′, ·); work out d for each step first."))
+
+
+@graded
+def n_step_target(answer: Any, *, rewards: Any, gamma: float, next_q_values: Any) -> Feedback:
+    """Lesson 02: the target of a DqnAgent with ``n_step_update=len(rewards)``.
+
+    The episode goes on through all the steps (every discount 1). The reference is what
+    DqnAgent computes: ``trajectory.to_n_step_transition`` turns n + 1 steps into one
+    transition, and ``dqn_agent.compute_td_targets`` adds the discounted target-network value.
+    """
+    import numpy as np
+    import tensorflow as tf
+    from tf_agents.agents.dqn import dqn_agent
+    from tf_agents.trajectories import trajectory
+
+    value = _one_number(answer)
+    if value is None:
+        return Feedback(False, _("Not yet: give the target as one number."))
+    r = np.asarray(rewards, dtype=np.float32)
+    q = _next_values(next_q_values)
+    n = len(r)
+    steps = n + 1  # the sequence DqnAgent samples: n rewards, then the observation it bootstraps from
+    zeros = tf.zeros([1, steps])
+    experience = trajectory.Trajectory(
+        step_type=tf.ones([1, steps], tf.int32), observation=zeros, action=zeros,
+        policy_info=(), next_step_type=tf.ones([1, steps], tf.int32),
+        reward=tf.constant([[*r, 0.0]]), discount=tf.ones([1, steps]))
+    transition = trajectory.to_n_step_transition(experience, gamma=gamma)
+    right = float(dqn_agent.compute_td_targets(
+        tf.constant([q.max()]), transition.next_time_step.reward,
+        gamma * transition.next_time_step.discount)[0])
+    if _near(value, right):
+        return Feedback(True, _("Right: n rewards, each discounted by γ to the power of its delay, "
+                                "then the target network's best value, discounted by γ to the "
+                                "power n."))
+    powers = gamma ** np.arange(n)
+    rewards_part = float(np.sum(powers * r))
+    mistakes = [
+        (float(r[0] + gamma * q.max()),
+         _("this is the one-step target. The n-step target adds the rewards of all n steps "
+           "before it bootstraps.")),
+        (rewards_part,
+         _("the episode goes on after these steps, so the target also counts the target "
+           "network's best value of the observation that follows them.")),
+        (float(np.sum(r)) + gamma**n * q.max(),
+         _("discount each reward by γ to the power of its delay: the second reward counts γ "
+           "times, the third γ² times.")),
+        (float(np.sum(gamma * powers * r)) + gamma**n * q.max(),
+         _("the first reward is not discounted: its weight is γ⁰ = 1.")),
+        (float(np.sum(r)) + q.max(),
+         _("with γ below 1, every step of delay multiplies by γ, the rewards and the value at "
+           "the end too.")),
+        (rewards_part + q.mean() * gamma**n,
+         _("take the max of the next Q-values, not their mean.")),
+        (rewards_part + q.sum() * gamma**n,
+         _("take the max of the next Q-values, not their sum.")),
+    ]
+    for power in (1, n - 1, n + 1):
+        mistakes.append((rewards_part + gamma**power * q.max(),
+                         _("the value at the end is n steps away: discount it by γ to the power "
+                           "n.")))
+    for wrong, hint in mistakes:
+        if not _near(wrong, right) and _near(value, wrong):
+            return Feedback(False, _("Not yet: {hint}").format(hint=hint))
+    return Feedback(False, _("Not yet: add the n rewards, the k-th one discounted by γ^k (from "
+                             "k = 0), then γ^n times the largest target-network Q-value of the "
+                             "observation after them."))
