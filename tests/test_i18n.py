@@ -37,7 +37,13 @@ def strings_sent_to_gettext() -> set[str]:
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "progress" and len(node.args) > 1:
                 if isinstance(node.args[1], ast.Constant):
                     found.add(node.args[1].value)
-    found.add("Average return during training")  # plot_returns' default title
+            # Default titles, such as plot_returns', which the plot passes to gettext.
+            if isinstance(node, ast.FunctionDef):
+                arguments = node.args.args + node.args.kwonlyargs
+                defaults = [*node.args.defaults, *node.args.kw_defaults]
+                for argument, default in zip(arguments[::-1], defaults[::-1]):
+                    if argument.arg == "title" and isinstance(default, ast.Constant):
+                        found.add(default.value)
     for lesson in (ROOT / "notebooks/en").glob("*.ipynb"):
         for cell in nbformat.read(lesson, 4).cells:
             if cell.cell_type == "code":
