@@ -92,7 +92,7 @@ def replay_buffer_flow() -> Figure:
         "evict": _Box(9.7, 4.8, _("Oldest item\noverwritten (FIFO)"), _WATCHING, width=2.4),
         "sample": _Box(1.8, 2.4, _("as_dataset(sample_batch_size)\nitems drawn uniformly"),
                        _LEARNING, width=3.2),
-        "sequences": _Box(5.5, 2.4, _("as_dataset(..., num_steps=n)\nsequences of n steps"),
+        "sequences": _Box(5.5, 2.4, _("as_dataset(..., num_steps=T)\nsequences of T steps"),
                           _LEARNING, width=3.2),
         "everything": _Box(9.3, 2.4, _("single_deterministic_pass\nevery item, in order"),
                            _WATCHING, width=3.0),
