@@ -1,4 +1,4 @@
-"""Lesson 02's algorithm checks: the TD loss of one batch, TD targets, an n-step target.
+"""Lesson 02's algorithm checks: the TD loss of one batch, TD targets, true Q-values.
 
 Each check passes the right answer, computed here as a learner would write it, and names
 the misunderstanding behind each typical wrong answer. The TD-loss check is compared
@@ -238,54 +238,38 @@ def test_a_wrong_target_gets_its_hint(terminal, truncated, misunderstanding):
     assert "15.85" not in feedback.message
 
 
-# Exercise 5: three rewards of 1, gamma 0.99, then the target network's Q-values (20, 18).
-G = 0.99
-N_STEP = dict(rewards=[1.0, 1.0, 1.0], gamma=G, next_q_values=[20.0, 18.0])
-RIGHT_N_STEP = 1 + G + G**2 + G**3 * 20
+# Exercise 5: 50 rewards of 1 before a termination, with gamma 1 and 0.99.
+def test_true_q_values_before_a_termination_pass_and_agree_with_value_ops():
+    from tf_agents.utils import value_ops
+
+    discounts = tf.constant([[0.99] * 49 + [0.0]])  # gamma times each step's discount
+    returns = value_ops.discounted_return(tf.ones([1, 50]), discounts, time_major=False,
+                                          provide_all_returns=False)
+    right = sum(0.99**k for k in range(50))
+    np.testing.assert_allclose(float(returns[0]), right, rtol=1e-5)
+    assert selfcheck.q_values_before_termination(50, right, steps_left=50, gamma=0.99)
+    assert selfcheck.q_values_before_termination(np.float32(50), tf.constant(right),
+                                                 steps_left=50, gamma=0.99)
 
 
-def test_the_n_step_target_passes_and_is_what_dqn_agent_trains_on(cartpole):
-    """The reference agrees with a DqnAgent(n_step_update=3) loss on the same four steps."""
-    assert selfcheck.n_step_target(RIGHT_N_STEP, **N_STEP)
-    from tf_agents.agents.dqn import dqn_agent
-    from tf_agents.networks import sequential
-    from tf_agents.specs import tensor_spec
-    from tf_agents.trajectories import trajectory
-    from tf_agents.utils import common
-
-    time_step_spec = tensor_spec.from_spec(cartpole.time_step_spec())
-    action_spec = tensor_spec.from_spec(cartpole.action_spec())
-    # A network with constant outputs: Q = (20, 18) for every observation.
-    q_net = sequential.Sequential([tf.keras.layers.Dense(
-        2, kernel_initializer="zeros", bias_initializer=tf.constant_initializer([20.0, 18.0]))])
-    agent = dqn_agent.DqnAgent(time_step_spec, action_spec, q_network=q_net, gamma=G,
-                               optimizer=tf.keras.optimizers.Adam(), n_step_update=3,
-                               td_errors_loss_fn=common.element_wise_squared_loss)
-    agent.initialize()
-    experience = trajectory.Trajectory(
-        step_type=tf.ones([1, 4], tf.int32), observation=tf.zeros([1, 4, 4]),
-        action=tf.zeros([1, 4], tf.int64), policy_info=(), next_step_type=tf.ones([1, 4], tf.int32),
-        reward=tf.ones([1, 4]), discount=tf.ones([1, 4]))
-    # Q(s, a=0) = 20, so the loss is (y - 20)²: y is what the agent trains towards.
-    loss = float(agent.loss(experience, gamma=G).loss)
-    np.testing.assert_allclose(20.0 + np.sqrt(loss), RIGHT_N_STEP, rtol=1e-5)
+DISCOUNTED = sum(0.99**k for k in range(50))
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (1 + G * 20, "one-step target"),
-    (1 + G + G**2, "also counts the target network's best value"),
-    (3 + G**3 * 20, "discount each reward"),
-    (G + G**2 + G**3 + G**3 * 20, "not discounted"),
-    (3 + 20, "every step of delay"),
-    (1 + G + G**2 + G**3 * 19, "not their mean"),
-    (1 + G + G**2 + G**3 * 38, "not their sum"),
-    (1 + G + G**2 + G * 20, "to the power n"),
-    (1 + G + G**2 + G**2 * 20, "to the power n"),
-    (1 + G + G**2 + G**4 * 20, "to the power n"),
-    (5.0, "the k-th one discounted"),
-    ("22.4", "one number"),
+@pytest.mark.parametrize("gamma_1, gamma_099, misunderstanding", [
+    (DISCOUNTED, 50, "swapped the two"),
+    (49, DISCOUNTED, "with γ = 1: off by one"),
+    (51, DISCOUNTED, "with γ = 1: off by one"),
+    (50, sum(0.99**k for k in range(49)), "with γ < 1: off by one"),
+    (50, sum(0.99**k for k in range(1, 51)), "is not discounted"),
+    (50, 100.0, "never ends"),
+    (50, 50 * 0.99**50, "its own discount"),
+    (50, 50 * 0.99, "its own discount"),
+    (50, 50, "without discounting"),
+    (200, DISCOUNTED, "from the last step back"),
+    (..., DISCOUNTED, "one number"),
 ])
-def test_a_wrong_n_step_target_gets_its_hint(answer, misunderstanding):
-    feedback = selfcheck.n_step_target(answer, **N_STEP)
+def test_a_wrong_true_q_value_gets_its_hint(gamma_1, gamma_099, misunderstanding):
+    feedback = selfcheck.q_values_before_termination(gamma_1, gamma_099, steps_left=50,
+                                                     gamma=0.99)
     assert not feedback and misunderstanding in feedback.message, feedback.message
-    assert "22.37" not in feedback.message
+    assert "39.5" not in feedback.message

@@ -7,8 +7,8 @@ from typing import Any
 from course_helpers.i18n import gettext as _
 from course_helpers.selfcheck.feedback import Feedback, graded
 
-__all__ = ["average_return_function", "n_step_num_steps", "n_step_target", "q_network_parameters",
-           "td_loss", "td_targets"]
+__all__ = ["average_return_function", "n_step_num_steps", "q_network_parameters",
+           "q_values_before_termination", "td_loss", "td_targets"]
 
 
 def _episode_returns(environment: Any, policy: Any, num_episodes: int) -> list[tuple[float, float]]:
@@ -325,67 +325,60 @@ def td_targets(terminal_target: Any, truncated_target: Any, *, reward: float, ga
 
 
 @graded
-def n_step_target(answer: Any, *, rewards: Any, gamma: float, next_q_values: Any) -> Feedback:
-    """Lesson 02: the target of a DqnAgent with ``n_step_update=len(rewards)``.
+def q_values_before_termination(answer_gamma_1: Any, answer_gamma: Any, *, steps_left: int,
+                                gamma: float) -> Feedback:
+    """Lesson 02: the true Q-value of a step ``steps_left`` rewards of 1 before a termination.
 
-    The episode goes on through all the steps (every discount 1). The reference is what
-    DqnAgent computes: ``trajectory.to_n_step_transition`` turns n + 1 steps into one
-    transition, and ``dqn_agent.compute_td_targets`` adds the discounted target-network value.
+    With γ = 1 and with ``gamma``. The reference is the fixed point of DQN's target: starting
+    from the last step (discount 0), ``dqn_agent.compute_td_targets`` is applied back to the
+    current step, each time with the next step's value in place of max Q.
     """
     import numpy as np
-    import tensorflow as tf
     from tf_agents.agents.dqn import dqn_agent
-    from tf_agents.trajectories import trajectory
 
-    value = _one_number(answer)
-    if value is None:
-        return Feedback(False, _("Not yet: give the target as one number."))
-    r = np.asarray(rewards, dtype=np.float32)
-    q = _next_values(next_q_values)
-    n = len(r)
-    steps = n + 1  # the sequence DqnAgent samples: n rewards, then the observation it bootstraps from
-    zeros = tf.zeros([1, steps])
-    experience = trajectory.Trajectory(
-        step_type=tf.ones([1, steps], tf.int32), observation=zeros, action=zeros,
-        policy_info=(), next_step_type=tf.ones([1, steps], tf.int32),
-        reward=tf.constant([[*r, 0.0]]), discount=tf.ones([1, steps]))
-    transition = trajectory.to_n_step_transition(experience, gamma=gamma)
-    right = float(dqn_agent.compute_td_targets(
-        tf.constant([q.max()]), transition.next_time_step.reward,
-        gamma * transition.next_time_step.discount)[0])
-    if _near(value, right):
-        return Feedback(True, _("Right: n rewards, each discounted by γ to the power of its delay, "
-                                "then the target network's best value, discounted by γ to the "
-                                "power n."))
-    powers = gamma ** np.arange(n)
-    rewards_part = float(np.sum(powers * r))
-    mistakes = [
-        (float(r[0] + gamma * q.max()),
-         _("this is the one-step target. The n-step target adds the rewards of all n steps "
-           "before it bootstraps.")),
-        (rewards_part,
-         _("the episode goes on after these steps, so the target also counts the target "
-           "network's best value of the observation that follows them.")),
-        (float(np.sum(r)) + gamma**n * q.max(),
-         _("discount each reward by γ to the power of its delay: the second reward counts γ "
-           "times, the third γ² times.")),
-        (float(np.sum(gamma * powers * r)) + gamma**n * q.max(),
-         _("the first reward is not discounted: its weight is γ⁰ = 1.")),
-        (float(np.sum(r)) + q.max(),
-         _("with γ below 1, every step of delay multiplies by γ, the rewards and the value at "
-           "the end too.")),
-        (rewards_part + q.mean() * gamma**n,
-         _("take the max of the next Q-values, not their mean.")),
-        (rewards_part + q.sum() * gamma**n,
-         _("take the max of the next Q-values, not their sum.")),
-    ]
-    for power in (1, n - 1, n + 1):
-        mistakes.append((rewards_part + gamma**power * q.max(),
-                         _("the value at the end is n steps away: discount it by γ to the power "
-                           "n.")))
-    for wrong, hint in mistakes:
-        if not _near(wrong, right) and _near(value, wrong):
-            return Feedback(False, _("Not yet: {hint}").format(hint=hint))
-    return Feedback(False, _("Not yet: add the n rewards, the k-th one discounted by γ^k (from "
-                             "k = 0), then γ^n times the largest target-network Q-value of the "
-                             "observation after them."))
+    answers = {1.0: _one_number(answer_gamma_1), float(gamma): _one_number(answer_gamma)}
+    if None in answers.values():
+        return Feedback(False, _("Not yet: give each Q-value as one number."))
+
+    def fixed_point(g: float, rewards: int) -> float:
+        value = 0.0  # what follows the last reward: nothing, its discount is 0
+        for step in range(rewards):
+            discount = 0.0 if step == 0 else 1.0
+            value = float(dqn_agent.compute_td_targets(np.float32(value), np.float32(1.0),
+                                                       np.float32(g * discount)))
+        return value
+
+    right = {g: fixed_point(g, steps_left) for g in answers}
+    if all(_near(answers[g], right[g]) for g in answers):
+        return Feedback(True, _("Right: with γ = 1 the Q-value counts the rewards still to come; "
+                                "with γ < 1 each later reward counts γ times less, so the same "
+                                "episode is worth less."))
+    if _near(answers[1.0], right[gamma]) and _near(answers[gamma], right[1.0]):
+        return Feedback(False, _("Not yet: you swapped the two. With γ = 1 no reward is "
+                                 "discounted, so that value is the larger one."))
+    for g, where in ((1.0, _("with γ = 1")), (float(gamma), _("with γ < 1"))):
+        value = answers[g]
+        if _near(value, right[g]):
+            continue
+        powers = g ** np.arange(steps_left)
+        if any(_near(value, fixed_point(g, n)) for n in (steps_left - 1, steps_left + 1)):
+            hint = _("off by one: count the rewards still to come, this step's included.")
+        elif g != 1.0 and _near(value, float(np.sum(g * powers))):
+            hint = _("the first reward, this step's own, is not discounted: its weight is "
+                     "γ⁰ = 1.")
+        elif g != 1.0 and _near(value, 1.0 / (1.0 - g)):
+            hint = _("1 / (1 − γ) is the value of an episode that never ends. This one ends, and "
+                     "the discount 0 at its end cuts the sum.")
+        elif g != 1.0 and any(_near(value, steps_left * g**n) for n in (1, steps_left - 1,
+                                                                        steps_left)):
+            hint = _("each reward has its own discount, γ to the power of its delay: add them "
+                     "one by one rather than discounting the total once.")
+        elif g != 1.0 and _near(value, float(steps_left)):
+            hint = _("this is the value without discounting; with γ < 1 each later reward "
+                     "counts γ times less.")
+        else:
+            hint = _("apply y = r + γ·d·(value of the next step) from the last step back: the "
+                     "last step has d = 0.")
+        return Feedback(False, _("Not yet, {case}: {hint}").format(case=where, hint=hint))
+    return Feedback(False, _("Not yet: apply y = r + γ·d·(value of the next step) from the last "
+                             "step back."))
