@@ -253,7 +253,7 @@ def critic_loss(answer: Any, agent: Any, transition: Any, next_actions: Any,
     try:
         reference = float(_library_critic_loss(agent, transition, next_actions, next_log_pis))
         p = _critic_loss_parts(agent, transition, next_actions, next_log_pis)
-    except (AttributeError, TypeError, ValueError) as error:
+    except Exception as error:  # a later cell may have rebound a name: feedback, not a crash
         return Feedback(False, _("Not yet: the check needs the lesson's SacAgent, the batch's "
                                  "transition, and the next actions and their log-probabilities "
                                  "({error}).").format(error=f"{type(error).__name__}: {error}"))
