@@ -98,3 +98,15 @@ def test_lesson_starts_reverb_servers_on_a_free_port(lesson):
     for cell in nb.cells:
         if "reverb.Server(" in cell.source:
             assert "port=None" in cell.source, f"{path.name}, cell {cell.id}: use port=None"
+
+
+def test_every_link_within_a_lesson_leads_to_an_anchor_of_that_lesson(lesson):
+    # Links to a heading's own anchor break once the heading is translated, so a lesson
+    # links to <a id="..."></a> anchors, which stay the same in every language.
+    path, nb = lesson
+    text = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', text))
+    targets = set(re.findall(r"\]\(#([^)]+)\)", text))
+    assert targets <= anchors, (
+        f"{path.name}: links to #{', #'.join(sorted(targets - anchors))} find no "
+        f'<a id="..."></a> in the lesson; add one before the heading they point to')
