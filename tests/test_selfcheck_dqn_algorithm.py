@@ -45,9 +45,11 @@ def make_agent(cartpole, *, separate_target=True, gamma=GAMMA):
                                td_errors_loss_fn=common.element_wise_squared_loss,
                                target_update_period=100)
     agent.initialize()
-    if separate_target:
+    if separate_target:  # the same shift whatever TensorFlow's random state
+        rng = np.random.default_rng(3)
         for variable in agent._target_q_network.variables:
-            variable.assign(variable + tf.random.normal(variable.shape, stddev=0.3))
+            shift = rng.normal(scale=0.3, size=variable.shape).astype(np.float32)
+            variable.assign(variable + shift)
     return agent
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from course_helpers.i18n import gettext as _
-from course_helpers.selfcheck.feedback import Feedback, graded
+from course_helpers.selfcheck.feedback import Feedback, graded, one_number
 
 __all__ = ["average_return_function", "n_step_num_steps", "q_network_parameters",
            "q_values_before_termination", "td_loss", "td_targets"]
@@ -117,17 +117,6 @@ def q_network_parameters(answer: Any, observation_size: int, fc_layer_params: tu
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
-def _one_number(answer: Any) -> float | None:
-    """``answer`` as a float if it is one number (a float, a NumPy scalar, a scalar tensor)."""
-    import numpy as np
-
-    if answer is None or isinstance(answer, (bool, str)):
-        return None
-    try:
-        array = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return float(array) if array.shape == () else None
 
 
 def _near(answer: float, value: float) -> bool:
@@ -201,7 +190,7 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
             per_pair, errors**2, rtol=1e-4, atol=1e-6):
         return Feedback(False, _("Not yet: you have one squared error per pair; the loss is their "
                                  "mean over the batch, one number."))
-    value = _one_number(answer)
+    value = one_number(answer)
     if value is None:
         return Feedback(False, _("Not yet: my_td_loss should be one number, the mean over the "
                                  "batch of the squared TD errors."))
@@ -282,7 +271,7 @@ def td_targets(terminal_target: Any, truncated_target: Any, *, reward: float, ga
     from tf_agents.agents.dqn import dqn_agent
     from tf_agents.trajectories import time_step as ts
 
-    answers = {"terminal": _one_number(terminal_target), "truncated": _one_number(truncated_target)}
+    answers = {"terminal": one_number(terminal_target), "truncated": one_number(truncated_target)}
     if None in answers.values():
         return Feedback(False, _("Not yet: give each target as one number."))
     q = _next_values(next_q_values)
@@ -336,7 +325,7 @@ def q_values_before_termination(answer_gamma_1: Any, answer_gamma: Any, *, steps
     import numpy as np
     from tf_agents.agents.dqn import dqn_agent
 
-    answers = {1.0: _one_number(answer_gamma_1), float(gamma): _one_number(answer_gamma)}
+    answers = {1.0: one_number(answer_gamma_1), float(gamma): one_number(answer_gamma)}
     if None in answers.values():
         return Feedback(False, _("Not yet: give each Q-value as one number."))
 

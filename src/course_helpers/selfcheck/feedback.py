@@ -58,3 +58,17 @@ def size_of(spec: Any) -> int:
     import numpy as np
 
     return int(np.prod(spec.shape, dtype=np.int64))
+
+
+def one_number(answer: Any) -> float | None:
+    """``answer`` as a float if it is one number (an int, a float, a NumPy scalar, a tensor
+    holding one value); None for anything else, the blank ``...`` of an answer cell included."""
+    import numpy as np
+
+    if answer is None or answer is Ellipsis or isinstance(answer, (bool, str, bytes)):
+        return None
+    try:
+        array = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return float(array.reshape(())) if array.size == 1 else None

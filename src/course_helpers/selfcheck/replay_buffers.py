@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from course_helpers.i18n import gettext as _
-from course_helpers.selfcheck.feedback import Feedback, close, graded, shape_of
+from course_helpers.selfcheck.feedback import Feedback, close, graded, one_number, shape_of
 
 __all__ = ["dataset_shapes", "replay_buffer", "image_buffer", "second_steps", "fifo_survivors",
            "n_step_targets", "eviction_arithmetic"]
@@ -241,16 +241,6 @@ def fifo_survivors(can_be_sampled: Any, buffer: Any, written: Any) -> Feedback:
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
-def _number(answer: Any) -> float | None:
-    """A real number from a float, an int, a NumPy scalar or a scalar tensor; else None."""
-    import numpy as np
-
-    if answer is None or answer is Ellipsis or isinstance(answer, (bool, str, bytes)):
-        return None
-    try:
-        return float(np.asarray(answer, dtype=float).reshape(()))
-    except (TypeError, ValueError):
-        return None
 
 
 def _n_step_target(rewards: Any, discounts: Any, gamma: float, bootstrap_value: float) -> float:
@@ -336,7 +326,7 @@ def n_step_targets(answers: Mapping[str, Any], *, rewards: Mapping[str, Any],
         if name not in answers:
             return Feedback(False, _("Not yet: give a number for sequence {name}.").format(
                 name=name))
-        answer = _number(answers[name])
+        answer = one_number(answers[name])
         if answer is None:
             return Feedback(False, _("Not yet: the target of sequence {name} should be a "
                                      "number.").format(name=name))
@@ -376,10 +366,10 @@ def eviction_arithmetic(items_stored: Any, probability_in_sample: Any, *, batch_
     import tensorflow as tf
     from tf_agents.replay_buffers import tf_uniform_replay_buffer
 
-    if isinstance(items_stored, bool) or _number(items_stored) is None \
-            or _number(items_stored) != int(_number(items_stored)):
+    if isinstance(items_stored, bool) or one_number(items_stored) is None \
+            or one_number(items_stored) != int(one_number(items_stored)):
         return Feedback(False, _("Not yet: items_stored should be a whole number."))
-    stored_answer = int(_number(items_stored))
+    stored_answer = int(one_number(items_stored))
     buffer = tf_uniform_replay_buffer.TFUniformReplayBuffer(
         tf.TensorSpec([], tf.int32), batch_size=batch_size, max_length=max_length)
     for _call in range(add_batch_calls):
@@ -401,7 +391,7 @@ def eviction_arithmetic(items_stored: Any, probability_in_sample: Any, *, batch_
             hint = _("each segment holds its newest items, at most max_length of them; add up "
                      "the segments.")
         return Feedback(False, _("Not yet: {hint}").format(hint=hint))
-    probability = _number(probability_in_sample)
+    probability = one_number(probability_in_sample)
     if probability is None:
         return Feedback(False, _("Not yet: probability_in_sample should be a number between 0 "
                                  "and 1."))

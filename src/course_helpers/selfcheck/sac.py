@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from course_helpers.i18n import gettext as _
-from course_helpers.selfcheck.feedback import Feedback, close, graded, size_of
+from course_helpers.selfcheck.feedback import Feedback, close, graded, one_number, size_of
 
 __all__ = ["rate_limiter", "actor_outputs", "critic_input_size", "target_entropy", "critic_loss",
            "soft_q_target", "alpha_update"]
@@ -95,17 +95,6 @@ def critic_input_size(answer: Any, observation_spec: Any, action_spec: Any) -> F
 # The algorithm: target entropy, the critic's loss by hand, the soft Q target, α's update.
 
 
-def _one_number(answer: Any) -> float | None:
-    """``answer`` as a float if it is one number (a float, a NumPy scalar, a scalar tensor)."""
-    import numpy as np
-
-    if answer is None or answer is Ellipsis or isinstance(answer, (bool, str)):
-        return None
-    try:
-        array = np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return float(array) if array.size == 1 else None
 
 
 def _same(answer: float, value: float) -> bool:
@@ -133,7 +122,7 @@ def target_entropy(answer: Any, agent: Any) -> Feedback:
     The reference is the agent's own attribute: ``SacAgent`` sets it in ``__init__`` from
     ``_get_default_target_entropy`` when no ``target_entropy`` is given.
     """
-    value = _one_number(answer)
+    value = one_number(answer)
     if value is None:
         return Feedback(False, _("Not yet: write your prediction as a number, in place of the "
                                  "..."))
@@ -278,7 +267,7 @@ def critic_loss(answer: Any, agent: Any, transition: Any, next_actions: Any,
     if per_pair is not None and per_pair.shape == right.shape and per_pair.size > 1:
         return Feedback(False, _("Not yet: you have one number per pair; critic_loss returns "
                                  "their mean over the batch, one number."))
-    value = _one_number(answer)
+    value = one_number(answer)
     if value is None:
         return Feedback(False, _("Not yet: my_critic_loss should be one number, the mean over "
                                  "the batch of both critics' squared errors."))
@@ -431,7 +420,7 @@ def soft_q_target(step_target: Any, fall_target: Any, *, reward: float,
     ``SacAgent.critic_loss`` itself computes for these numbers, read from its
     ``td_errors_loss_fn``, with critics that return the given values.
     """
-    answers = {"step": _one_number(step_target), "fall": _one_number(fall_target)}
+    answers = {"step": one_number(step_target), "fall": one_number(fall_target)}
     if None in answers.values():
         return Feedback(False, _("Not yet: give each target as one number."))
     right = dict(zip(("step", "fall"), _library_soft_targets(
@@ -501,7 +490,7 @@ def alpha_update(gradient: Any, direction: Any, *, mean_log_pi: float, action_sp
     with a GradientTape through ``SacAgent.alpha_loss`` itself; a gradient-descent step moves
     log α, hence α, against its sign.
     """
-    value = _one_number(gradient)
+    value = one_number(gradient)
     if value is None:
         return Feedback(False, _("Not yet: give the gradient as one number."))
     target, right = _library_alpha_gradient(mean_log_pi=mean_log_pi, action_spec=action_spec)
