@@ -177,6 +177,19 @@ def test_a_wrong_loop_gets_a_hint_about_its_misunderstanding(cartpole, mistake, 
     assert not feedback and misunderstanding in feedback.message
 
 
+def test_a_loop_that_plays_one_episode_fails_even_if_its_number_is_the_average(cartpole):
+    # A trained policy scores 200 in every episode: one episode then gives the average.
+    cartpole.seed(1)
+    average = episodes_loop(cartpole, always_left(cartpole), 3)
+
+    def one_episode(env, policy, num_episodes):
+        env.reset()
+        return average
+
+    feedback = selfcheck.average_return_function(one_episode, cartpole, always_left(cartpole), 3)
+    assert not feedback and "first episode's return only" in feedback.message
+
+
 def test_a_loop_that_fails_or_returns_nothing_gets_feedback_not_a_crash(cartpole):
     def broken(env, policy, num_episodes):
         raise KeyError("oops")

@@ -25,6 +25,21 @@ def _episode_returns(environment: Any, policy: Any, num_episodes: int) -> list[t
     return episodes
 
 
+class _CountingResets:
+    """The learner's environment, counting calls to ``reset()``; everything else passes."""
+
+    def __init__(self, environment: Any) -> None:
+        self._environment = environment
+        self.resets = 0
+
+    def reset(self) -> Any:
+        self.resets += 1
+        return self._environment.reset()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._environment, name)
+
+
 @graded
 def average_return_function(function: Any, environment: Any, policy: Any, num_episodes: int,
                             seed: int = 1) -> Feedback:
@@ -36,8 +51,9 @@ def average_return_function(function: Any, environment: Any, policy: Any, num_ep
     import numpy as np
 
     environment.seed(seed)
+    counted = _CountingResets(environment)
     try:
-        answer = function(environment, policy, num_episodes)
+        answer = function(counted, policy, num_episodes)
     except Exception as error:  # the learner's code: any error is feedback, not a crash
         return Feedback(False, _("Not yet: your function raised {error}.").format(
             error=f"{type(error).__name__}: {error}"))
@@ -54,6 +70,15 @@ def average_return_function(function: Any, environment: Any, policy: Any, num_ep
     def close(value: float) -> bool:
         return abs(answer - value) <= 1e-4 * max(1.0, abs(value))
 
+    # A trained policy may score the same in every episode (200 on CartPole); then only
+    # the number of resets shows whether the function played num_episodes episodes.
+    if counted.resets < num_episodes:
+        hint = (_("this is the first episode's return only; play num_episodes episodes, each "
+                  "starting with reset().") if counted.resets <= 1 else
+                _("your function called reset() {resets} times for {episodes} episodes; play "
+                  "num_episodes episodes, each starting with reset().").format(
+                    resets=counted.resets, episodes=num_episodes))
+        return Feedback(False, _("Not yet: {hint}").format(hint=hint))
     if close(float(np.mean(returns))):
         return Feedback(True, _("Right: your loop gives the same average return as "
                                 "course.average_return, over the same episodes."))

@@ -22,10 +22,11 @@ def rate_limiter(limiter: Any, *, actors: int, inserts_per_actor_per_second: flo
     """
     kind = type(limiter).__name__
     if kind == "MinSize":
-        return Feedback(False, _("Not yet: MinSize stops nothing once the table is filled. Here "
-                                 "the learner reads far more than the actors write, so it would "
-                                 "train on the same pairs over and over. Choose a limiter that "
-                                 "keeps a ratio."))
+        return Feedback(False, _("Not yet: MinSize stops nothing once the table holds its "
+                                 "minimum. At these speeds the ratio may be what you want, but "
+                                 "nothing holds it: while the table is nearly empty, or whenever "
+                                 "an actor stalls, the learner keeps sampling the same few pairs. "
+                                 "Choose a limiter that keeps a ratio."))
     if kind != "SampleToInsertRatio":
         return Feedback(False, _("Not yet: build the limiter with reverb.rate_limiters, as the "
                                  "table cell does."))
@@ -503,7 +504,8 @@ def alpha_update(gradient: Any, direction: Any, *, mean_log_pi: float, action_sp
                                  "minus the target.")),
             (entropy + target, _("subtract the target entropy from the estimate; do not add it.")),
             (entropy + actions, _("TF-Agents' default target is half the paper's −dim(A).")),
-            (-entropy - actions, _("TF-Agents' default target is half the paper's −dim(A).")),
+            (-entropy - actions, _("two things: the sign of the entropy term, and TF-Agents' "
+                                   "default target, which is half the paper's −dim(A).")),
         ]
         hint = _named_mistake(value, right, mistakes, _by_hand, _(
             "alpha_loss is log α times (−log π − target entropy), averaged over the batch, with "
