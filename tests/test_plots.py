@@ -109,3 +109,10 @@ def test_plot_sac_training_names_the_series_whose_length_is_wrong(close_figures)
     with pytest.raises(ValueError, match="steps and actor_loss must have the same length"):
         plot_sac_training(STEPS, alpha=[1, 1, 1], entropy=[1, 1, 1], critic_loss=[1, 1, 1],
                           actor_loss=[1, 1])
+
+
+def test_plot_sac_training_before_anything_is_recorded_says_when_values_come(close_figures):
+    from course_helpers.plots import plot_sac_training
+
+    with pytest.raises(ValueError, match="records these values every log_interval steps"):
+        plot_sac_training([], alpha=[], entropy=[], critic_loss=[], actor_loss=[])

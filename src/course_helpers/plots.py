@@ -107,6 +107,9 @@ def plot_sac_training(
     """
     series = {"alpha": alpha, "entropy": entropy, "critic_loss": critic_loss,
               "actor_loss": actor_loss}
+    if len(steps) == 0:
+        raise ValueError(gettext("There is nothing to plot yet: the training loop records these "
+                                 "values every log_interval steps."))
     for name, values in series.items():
         _same_length(steps, values, name)
     figure, axes = plt.subplots(2, 2, figsize=(10, 6), sharex=True)
