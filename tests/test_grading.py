@@ -83,6 +83,21 @@ def test_an_unknown_lesson_or_language_is_a_clear_error(tmp_path):
         assignment.source_notebook(ROOT, "01_replay_buffers", "de")
 
 
+def test_a_localized_lesson_older_than_its_exercises_says_to_rebuild_it(tmp_path):
+    lesson = "01_replay_buffers"
+    for folder in ("exercises", "notebooks/en", "notebooks/fr"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "exercises" / f"{lesson}.toml").write_text(
+        (ROOT / "exercises" / f"{lesson}.toml").read_text())
+    (tmp_path / "notebooks" / "en" / f"{lesson}.ipynb").write_text(
+        (ROOT / "notebooks" / "en" / f"{lesson}.ipynb").read_text())
+    stale = nbformat.read(ROOT / "notebooks" / "fr" / f"{lesson}.ipynb", as_version=4)
+    stale.cells = [cell for cell in stale.cells if cell.id != "fifo-answer"]
+    nbformat.write(stale, tmp_path / "notebooks" / "fr" / f"{lesson}.ipynb")
+    with pytest.raises(ValueError, match=r"no cell 'fifo-answer'.*course l10n build"):
+        assignment.source_notebook(tmp_path, lesson, "fr")
+
+
 def test_the_config_localizes_nbgraders_texts_and_confines_the_kernel(tmp_path):
     from traitlets.config import Config
 

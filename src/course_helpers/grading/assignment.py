@@ -58,6 +58,12 @@ def source_notebook(root: Path, lesson: str, language: str) -> nbformat.Notebook
     ids = [cell.id for cell in notebook.cells]
     for answer_id, exercise in found.items():
         check_id = answer_id.removesuffix(exercises.ANSWER) + exercises.CHECK
+        missing = [cell_id for cell_id in (answer_id, check_id) if cell_id not in ids]
+        if missing:
+            raise ValueError(
+                f"{path} has no cell {' or '.join(repr(i) for i in missing)}, which "
+                f"exercises/{lesson}.toml grades. The localized lesson is older than the "
+                f"English one: run 'course l10n update' and 'course l10n build', then try again.")
         answer = notebook.cells[ids.index(answer_id)]
         check = notebook.cells[ids.index(check_id)]
         answer.source = "\n".join([answer.source.rstrip("\n"), "### BEGIN SOLUTION",
