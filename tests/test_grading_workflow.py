@@ -23,7 +23,7 @@ import pytest
 from course_helpers import exercises
 from course_helpers.grading import grade
 from course_helpers.i18n import translator
-from grading.fixtures import CASES
+from grading.fixtures import CASES, MAX_SCORE, POINTS
 
 pytestmark = pytest.mark.notebook
 
@@ -110,7 +110,7 @@ def test_each_submission_gets_its_exact_score_in_the_gradebook_csv(course, case)
     with open(course["path"] / "grades.csv", newline="") as handle:
         rows = {(row["assignment"], row["student_id"]): row for row in csv.DictReader(handle)}
     row = rows[(f"{LESSON}-{case.language}", case.student)]
-    assert (float(row["score"]), float(row["max_score"])) == (case.score, 5.0)
+    assert (float(row["score"]), float(row["max_score"])) == (case.score, MAX_SCORE)
 
 
 def report_of(report: str, student: str) -> tuple[str, list[str]]:
@@ -128,7 +128,7 @@ def report_of(report: str, student: str) -> tuple[str, list[str]]:
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.student}-{c.language}" for c in CASES])
 def test_the_report_tells_what_happened_to_each_submission(course, case):
     line, notes = report_of(course["reports"][case.language], case.student)
-    assert f"{case.score:g} / 5" in line and case.status in line
+    assert f"{case.score:g} / {MAX_SCORE:g}" in line and case.status in line
     for expected in case.notes:
         assert any(expected in note for note in notes), (expected, notes)
     assert len(notes) == len(case.notes), notes
@@ -201,7 +201,7 @@ def test_course_validate_answers_students_in_their_language(course):
                            capture_output=True, text=True)
     assert blank.returncode == 1
     assert blank.stdout.startswith(_("{num_failed} cell(s) failed. If you submit your notebook as "
-                                     "it is, you will not receive full credit.").format(num_failed=3))
+                                     "it is, you will not receive full credit.").format(num_failed=len(POINTS)))
     assert _("This cell failed:") in blank.stdout and "Pas encore" in blank.stdout
     solved = course["path"].parent / "students" / "fatou" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
     done = subprocess.run([sys.executable, "-m", "course_helpers.cli", "validate", str(solved)],
@@ -214,6 +214,6 @@ def test_a_submission_that_outlives_its_time_is_stopped_and_recorded_as_zero(cou
     out = course_cli("grade", f"{LESSON}-en", "--course", str(course["path"]), "--student", "ana",
                      "--timeout", "1")
     line, notes = report_of(out, "ana")
-    assert "0 / 5" in line and "timed out" in line and notes[-1] == "stopped after 1 s"
+    assert f"0 / {MAX_SCORE:g}" in line and "timed out" in line and notes[-1] == "stopped after 1 s"
     assert not list(course["path"].parent.rglob("escaped.txt"))
     assert digest(course["path"] / "submitted") == course["before"]

@@ -1,15 +1,25 @@
 """Submissions of lesson 01 that a class could really hand in, good and bad.
 
-Each is made from the released notebook, as a student would edit it. Lesson 01 has three
-exercises: ex-shapes (2 points), ex-buffer (2) and ex-time (1).
+Each is made from the released notebook, as a student would edit it. Lesson 01's graded
+exercises and their points come from exercises/01_replay_buffers.toml (ex-shapes is worth
+2 points, ex-buffer 2 and ex-time 1; the others are solved in every submission that
+solves anything), so a score is the maximum minus the points a case loses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import nbformat
+
+from course_helpers import exercises
+
+_EXERCISES = exercises.load(Path(__file__).resolve().parents[2], "01_replay_buffers")
+POINTS = {answer.removesuffix(exercises.ANSWER): exercise.points
+          for answer, exercise in _EXERCISES.items()}
+MAX_SCORE = sum(POINTS.values())
 
 Edit = Callable[[nbformat.NotebookNode, dict[str, str]], None]
 
@@ -63,16 +73,17 @@ def _tamper_metadata(notebook, solutions):
 
 # The notes are what `course grade` reports under each student, in this order or another.
 CASES = [
-    Case("ana", "en", lambda nb, s: solve(nb, s), 5),
-    Case("ben", "en", lambda nb, s: None, 0, notes=(
-        "ex-shapes-check: AssertionError", "ex-buffer-check: AssertionError",
-        "ex-time-check: AssertionError")),
+    Case("ana", "en", lambda nb, s: solve(nb, s), MAX_SCORE),
+    Case("ben", "en", lambda nb, s: None, 0, notes=tuple(
+        f"{name}{exercises.CHECK}: AssertionError" for name in POINTS)),
     Case("chen", "en", _prefix("ex-buffer-answer", "import os\nos._exit(1)  # the kernel dies"), 0,
          status="failed", notes=("DeadKernelError",)),
-    Case("dana", "en", _prefix("ex-time-answer", "while True:\n    pass"), 4, notes=(
+    Case("dana", "en", _prefix("ex-time-answer", "while True:\n    pass"),
+         MAX_SCORE - POINTS["ex-time"], notes=(
         "ex-time-answer: CellTimeoutError",
         "ex-time-check: NameError: name 'next_lidar' is not defined")),
-    Case("eli", "en", _prefix("ex-shapes-answer", "hog = bytearray(64 * 2**30)"), 3, notes=(
+    Case("eli", "en", _prefix("ex-shapes-answer", "hog = bytearray(64 * 2**30)"),
+         MAX_SCORE - POINTS["ex-shapes"], notes=(
         "ex-shapes-answer: MemoryError",
         "ex-shapes-check: NameError: name 'predicted' is not defined")),
     # A loop that ignores the interrupt: nbgrader gives up on the whole notebook.
@@ -80,16 +91,17 @@ CASES = [
                                "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
                                "while True:\n    time.sleep(1)"), 0,
          status="failed", notes=("CellTimeoutError",)),
-    Case("fatou", "fr", lambda nb, s: solve(nb, s), 5),
-    Case("gael", "fr", _delete_test, 5, notes=("ex-shapes-check: cell missing",)),
-    Case("hugo", "fr", _edit_test, 3, notes=(
+    Case("fatou", "fr", lambda nb, s: solve(nb, s), MAX_SCORE),
+    Case("gael", "fr", _delete_test, MAX_SCORE, notes=("ex-shapes-check: cell missing",)),
+    Case("hugo", "fr", _edit_test, MAX_SCORE - POINTS["ex-buffer"], notes=(
         "ex-buffer-check: test cell edited", "ex-buffer-check: AssertionError")),
-    Case("ines", "fr", _tamper_metadata, 4, notes=(
+    Case("ines", "fr", _tamper_metadata, MAX_SCORE - POINTS["ex-time"], notes=(
         "ex-shapes-check: grading metadata differed", "ex-time-answer: grading metadata differed",
         "ex-time-check: grading metadata differed", "ex-time-check: AssertionError")),
-    Case("jules", "fr", _prefix("ex-time-answer", "print('x' * 5_000_000)"), 5),
+    Case("jules", "fr", _prefix("ex-time-answer", "print('x' * 5_000_000)"), MAX_SCORE),
     Case("katia", "fr", _prefix("ex-time-answer", "from pathlib import Path\n"
-                                "Path('../../../escaped.txt').write_text('a student was here')"), 4,
+                                "Path('../../../escaped.txt').write_text('a student was here')"),
+         MAX_SCORE - POINTS["ex-time"],
          notes=("ex-time-answer: PermissionError",
                 "ex-time-check: NameError: name 'next_lidar' is not defined")),
 ]
