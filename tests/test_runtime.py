@@ -110,11 +110,12 @@ def test_setup_silences_only_the_saved_model_renaming_notes_from_absl(caplog):
     from absl import logging as absl_logging
 
     runtime.setup()
-    with caplog.at_level("WARNING", logger="absl"):
+    with caplog.at_level("INFO", logger="absl"):
         absl_logging.warning(
             "Function `action` contains input name(s) 0/step_type with unsupported "
             "characters which will be renamed to step_type in the SavedModel."
         )
+        absl_logging.info("Writing fingerprint to /tmp/sac/policies/policy/fingerprint.pb")
         absl_logging.warning("Checkpoint could not be restored.")
     messages = [record.getMessage() for record in caplog.records]
     assert messages == ["Checkpoint could not be restored."]

@@ -232,14 +232,15 @@ def _register_magics() -> None:
 
 
 # Lines that TensorFlow logs through absl each time a policy is saved as a SavedModel
-# (the Learner's PolicySavedModelTrigger does so on a schedule): that it renamed
-# signature inputs such as "0/step_type", and that helper functions it did not trace
-# "will not be directly callable after loading". Both are expected and harmless: the
-# exported policies load and act.
+# (lesson 3's PolicySavedModelTrigger saves three when it is created): that it renamed
+# signature inputs such as "0/step_type", that helper functions it did not trace "will
+# not be directly callable after loading", and the path of each SavedModel's
+# fingerprint file. All are expected and harmless: the exported policies load and act.
 _SAVED_MODEL_NAME_NOTES = (
     "is not a valid tf.function parameter name",
     "with unsupported characters which will be renamed",
     "Found untraced functions such as",
+    "Writing fingerprint to",
 )
 
 
