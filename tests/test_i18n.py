@@ -71,8 +71,8 @@ def test_setup_in_french_prints_the_runtime_lines_in_french(monkeypatch):
     monkeypatch.delenv("COURSE_RUNTIME", raising=False)
     monkeypatch.setenv("COURSE_REPLAY", "inprocess")
     ready, replay = str(course.setup(language="fr")).splitlines()
-    assert ready.startswith("Tout est prêt (sur cet ordinateur) : rendu avec le pilote vidéo factice")
-    assert replay.startswith("Tampons de rejeu : un substitut de Reverb")
+    assert ready.startswith("Tout est prêt (sur cet ordinateur)\u00a0: rendu avec le pilote vidéo factice")
+    assert replay.startswith("Tampons de rejeu\u00a0: un substitut de Reverb")
 
 
 def test_progress_bars_and_plots_follow_the_lesson_language():

@@ -52,11 +52,11 @@ def test_code_cells_are_copied_and_the_setup_cell_differs_only_in_its_language(p
     assert [c.id for c in notebook.cells] == [c[0] for c in CELLS]
 
 
-def test_an_untranslated_cell_shows_english_with_a_note_in_the_learners_language(project):
+def test_an_untranslated_cell_shows_english_with_a_note_under_its_heading(project):
     build.build(project, ["es"])
     source = cell(built(project, "es"), "api").source
-    assert source == ("> *Este fragmento aparece en inglés mientras se actualiza su traducción.*\n\n"
-                      "## The API\n\nEvery buffer starts from a `data_spec`.")
+    assert source == ("## The API\n\n> *Este fragmento aparece en inglés: todavía no se ha traducido.*"
+                      "\n\nEvery buffer starts from a `data_spec`.")
 
 
 def test_a_fuzzy_translation_is_not_shown(project):
@@ -67,7 +67,8 @@ def test_a_fuzzy_translation_is_not_shown(project):
     catalogs.write_catalog(catalog, path)
     build.build(project, ["fr"])
     source = cell(built(project), "api").source
-    assert source.startswith("> *Ce passage s’affiche en anglais")
+    assert source.startswith("[fr] ## The API\n\n> *Ce passage s’affiche en anglais le temps que sa "
+                             "traduction soit mise à jour.*")
     assert "[fr] ## The API" in source and "\nEvery buffer starts from a `data_spec`." in source
 
 

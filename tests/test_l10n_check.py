@@ -38,11 +38,22 @@ def test_a_notebook_older_than_its_catalog_is_out_of_date(project):
 
 
 def test_a_translation_that_breaks_a_code_span_is_named_with_its_cell_and_line(project):
-    set_translation(project, "api", "Tout tampon part d'un `data spec`.")
-    build.build(project)
+    set_translation(project, "api", "Tout tampon part d’un `data spec`.")
     [problem] = check.check(project)
     assert "01_demo [fr] cell 'api' (locales/fr/01_demo.po, line" in problem
     assert "lost code span '`data_spec`'" in problem and "added code span '`data spec`'" in problem
+
+
+def test_build_refuses_a_broken_translation_with_checks_message_and_changes_no_file(project):
+    set_translation(project, "api", "Tout tampon part d’un `data spec`.")
+    notebooks = sorted((project / "notebooks").rglob("*.ipynb"))
+    before = {p: p.read_bytes() for p in notebooks}
+    with pytest.raises(catalogs.CatalogError) as error:
+        build.build(project)
+    assert check.check(project)[0] in str(error.value)
+    assert "Nothing was built" in str(error.value)
+    assert {p: p.read_bytes() for p in notebooks} == before
+    assert not list(project.rglob("*.tmp"))
 
 
 def test_a_changed_english_paragraph_whose_old_translation_lacks_its_new_code_span_passes(project):
@@ -64,7 +75,6 @@ def test_a_translation_that_changes_a_link_target_is_reported(project):
     catalogs.extract(project)
     catalogs.update(project)
     set_translation(project, "more", "Tout est dans [le guide](https://example.org/fr/rb).")
-    build.build(project)
     assert any("lost link target '](https://example.org/rb)'" in p for p in check.check(project))
 
 
@@ -74,8 +84,8 @@ def test_a_code_cell_edited_in_a_localized_notebook_is_reported(project):
     next(c for c in notebook.cells if c.id == "train").source = "loss = agent.train(experience)"
     nbformat.write(notebook, path)
     problems = check.check(project)
-    assert any("cell 'train': this code cell differs from English in more than comments" in p
-               for p in problems)
+    assert any("cell 'train': this code cell differs from English in more than its comments, "
+               "docstrings and displayed strings" in p for p in problems)
 
 
 def test_translated_comments_in_code_do_not_count_as_a_difference():

@@ -62,7 +62,8 @@ def test_editing_one_english_paragraph_makes_exactly_its_translations_stale(copy
         assert fuzzy and translation == before[(language, "02_dqn_cartpole", "policies-note", old)][0]
         built = nbformat.read(root / "notebooks" / language / "02_dqn_cartpole.ipynb", 4)
         source = next(c for c in built.cells if c.id == "policies-note").source
-        assert source.startswith(NOTES[language]) and new in source
+        assert NOTES[language] in source and new in source
+        assert source.index(NOTES[language]) > source.index("## ")  # under the cell's heading
     changed = {key for key in after if before.get(key) != after[key]}
     assert changed == {(language, "02_dqn_cartpole", "policies-note", new) for language in languages}
     rows = {(r.language, r.lesson): r for r in catalogs.status(root)}

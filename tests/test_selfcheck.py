@@ -69,7 +69,7 @@ def test_a_missing_part_or_a_shape_that_is_not_numbers_is_named():
 def test_feedback_speaks_the_lesson_language_and_shows_as_html():
     i18n.set_language("fr")
     feedback = check(lidar=(3, 8, 5))
-    assert feedback.message.startswith("Pas encore : ")
+    assert feedback.message.startswith("Pas encore\u00a0: ")
     assert 'role="status"' in feedback._repr_html_() and "✘" in feedback._repr_html_()
 
 

@@ -1,10 +1,15 @@
 """Build the localized notebooks, notebooks/<lang>/NN_name.ipynb, from English and catalogs.
 
 Translated paragraphs replace the English ones. A paragraph whose translation is
-missing or fuzzy stays in English, and its cell gets a short note, in the learner's
-language, saying the translation is being updated. Code cells are copied from English;
-the set-up cell differs only in the language code it passes to ``course.setup``.
-The output depends only on its inputs, so building twice gives the same bytes.
+missing or fuzzy stays in English, and its cell gets a short note under its heading, in
+the learner's language, saying that the part is not translated yet or that its
+translation is being updated. Code cells are the English ones with their comments,
+docstrings and displayed strings translated (see :mod:`course_helpers.l10n.code`); the
+set-up cell also passes its language code to ``course.setup``.
+
+The output depends only on its inputs, so building twice gives the same bytes. A build
+refuses a catalog that ``course l10n check`` would reject, and writes nothing unless
+every notebook it was asked for could be made.
 """
 
 from __future__ import annotations
@@ -17,25 +22,29 @@ import nbformat
 from course_helpers import links
 from course_helpers.links import SETUP_CELL
 from course_helpers.i18n import translator
-from course_helpers.l10n import catalogs
-from course_helpers.l10n.units import join_blocks, read_lesson, split_markdown
+from course_helpers.l10n import catalogs, code, files, rules
+from course_helpers.l10n.units import code_pieces, join_blocks, lesson_units, read_lesson, split_markdown
 
-#: The helpers' message shown on a cell that is (partly) in English.
+#: The notes shown on a markdown cell that is (partly) in English: its translation is
+#: out of date (a fuzzy entry), or there is none yet.
 STALE_NOTE = "This part is shown in English while its translation is being updated."
+NEW_NOTE = "This part is shown in English: it has not been translated yet."
 #: The set-up cell's language argument in the English lessons.
 ENGLISH_SETUP = 'language="en"'
 
 
-def stale_note(language: str) -> str:
-    return f"> *{translator(language)(STALE_NOTE)}*"
+def stale_note(language: str, out_of_date: bool = True) -> str:
+    return f"> *{translator(language)(STALE_NOTE if out_of_date else NEW_NOTE)}*"
 
 
 def localize(english: nbformat.NotebookNode, translations: dict[tuple[str, str], str],
-             language: str, name: str, repo: links.Repository | None = None
+             language: str, name: str, repo: links.Repository | None = None,
+             fuzzy: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset(),
              ) -> nbformat.NotebookNode:
     """Return the lesson in ``language``; ``translations`` maps (cell id, English) to text.
 
-    With ``repo``, the lesson's badges cell opens this language's copy of the lesson.
+    ``fuzzy`` holds the keys whose translation exists but is out of date. With ``repo``,
+    the lesson's badges cell opens this language's copy of the lesson.
     """
     notebook = copy.deepcopy(english)
     notebook.metadata["course"] = {"language": language, "source": f"notebooks/en/{name}.ipynb"}
@@ -44,15 +53,23 @@ def localize(english: nbformat.NotebookNode, translations: dict[tuple[str, str],
             if repo is not None:
                 notebook.cells[index] = links.badges_cell(repo, language, name)
         elif cell.cell_type == "markdown":
-            texts, stale = [], False
-            for block in split_markdown(cell.source):
+            texts, missing = [], []
+            blocks = split_markdown(cell.source)
+            for block in blocks:
                 translated = translations.get((cell.id, block.text)) if block.translatable else None
-                stale |= block.translatable and translated is None
+                if block.translatable and translated is None:
+                    missing.append((cell.id, block.text))
                 texts.append(translated if translated is not None else block.text)
-            if stale:
-                texts.insert(0, stale_note(language))
+            if missing:
+                # Under the cell's heading, if it opens with one, so the heading stays first.
+                at = 1 if blocks and blocks[0].text.startswith("#") else 0
+                texts.insert(at, stale_note(language, any(key in fuzzy for key in missing)))
             cell.source = join_blocks(texts)
-        elif cell.cell_type == "code" and cell.id == SETUP_CELL:
+        if cell.cell_type == "code":
+            cell.source = code.translate(
+                cell.source, lambda piece, cell_id=cell.id: translations.get((cell_id, piece.text)),
+                f"notebooks/{language}/{name}.ipynb, cell {cell.id!r}")
+        if cell.cell_type == "code" and cell.id == SETUP_CELL:
             if cell.source.count(ENGLISH_SETUP) != 1:
                 raise catalogs.CatalogError(
                     f"notebooks/en/{name}.ipynb, cell {SETUP_CELL!r}: the set-up cell must pass "
@@ -68,18 +85,57 @@ def translations_of(catalog) -> dict[tuple[str, str], str]:
     return {(e.msgctxt, e.msgid): e.msgstr for e in catalog if e.translated() and not e.obsolete}
 
 
+def fuzzy_of(catalog) -> set[tuple[str, str]]:
+    """The keys whose translation exists but is out of date."""
+    return {(e.msgctxt, e.msgid) for e in catalog if "fuzzy" in e.flags and e.msgstr and not e.obsolete}
+
+
+def render(root: Path, language: str, name: str,
+           english: nbformat.NotebookNode | None = None) -> str:
+    """The text of notebooks/<language>/<name>.ipynb, from English and the catalog.
+
+    Raises :class:`catalogs.CatalogError` with ``course l10n check``'s message when a
+    translation would break the notebook.
+    """
+    if english is None:
+        english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
+    path = catalogs.catalog_path(root, language, name)
+    catalog = catalogs.read_catalog(path) if path.exists() else None
+    if catalog is not None:
+        problems = rules.catalog_problems(root, language, name, catalog,
+                                          lesson_units(english), code_pieces(english))
+        if problems:
+            raise catalogs.CatalogError("\n".join(problems))
+    found = translations_of(catalog) if catalog is not None else {}
+    fuzzy = fuzzy_of(catalog) if catalog is not None else set()
+    notebook = localize(english, found, language, name, links.repository(root, required=False), fuzzy)
+    # nbformat.write adds a final newline to what writes() returns.
+    return nbformat.writes(notebook) + "\n"
+
+
 def build(root: Path, languages: list[str] | None = None) -> list[Path]:
-    """Write notebooks/<lang>/NN_name.ipynb for every lesson and language; return the paths."""
+    """Write notebooks/<lang>/NN_name.ipynb for every lesson and language; return the paths.
+
+    Every notebook is made before any is written: if one catalog is broken, no file
+    changes, and the error names each broken entry.
+    """
     catalogs.check_locale_folders(root)
-    repo = links.repository(root, required=False)
-    written = []
-    for language in languages or list(catalogs.LANGUAGES):
-        for name in catalogs.lessons(root):
-            english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
-            path = catalogs.catalog_path(root, language, name)
-            found = translations_of(catalogs.read_catalog(path)) if path.exists() else {}
-            target = root / "notebooks" / language / f"{name}.ipynb"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(localize(english, found, language, name, repo), target)
-            written.append(target)
-    return written
+    languages = languages or list(catalogs.LANGUAGES)
+    for language in languages:
+        if language not in catalogs.LANGUAGES:
+            raise catalogs.CatalogError(
+                f"Unknown language {language!r}; choose from {', '.join(catalogs.LANGUAGES)}.")
+    made, problems = {}, []
+    for name in catalogs.lessons(root):
+        english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
+        for language in languages:
+            try:
+                made[root / "notebooks" / language / f"{name}.ipynb"] = render(root, language, name, english)
+            except catalogs.CatalogError as error:
+                problems.append(str(error))
+    if problems:
+        raise catalogs.CatalogError(
+            "\n".join(problems) + "\nNothing was built: fix these translations (or mark them "
+            "fuzzy), then run 'course l10n build' again.")
+    files.write_all(made)
+    return list(made)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polib
 
+from course_helpers.l10n import code, files
 from course_helpers.l10n.units import lesson_units, read_lesson
 
 #: Locale folders (as in notebooks/<lang>/) and the gettext locale each stands for.
@@ -82,9 +83,13 @@ def read_catalog(path: Path) -> polib.POFile:
         ) from error
 
 
+def format_catalog(catalog: polib.POFile) -> str:
+    """The text of a catalog, as it is written to disk."""
+    return catalog.__unicode__()
+
+
 def write_catalog(catalog: polib.POFile, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    catalog.save(str(path))
+    files.write_all({path: format_catalog(catalog)})
 
 
 def build_template(root: Path, lesson: str) -> polib.POFile:
@@ -92,18 +97,17 @@ def build_template(root: Path, lesson: str) -> polib.POFile:
     source = root / "notebooks" / "en" / f"{lesson}.ipynb"
     template = _new_catalog()
     for unit in lesson_units(read_lesson(source)):
-        template.append(polib.POEntry(msgctxt=unit.cell_id, msgid=unit.text, msgstr=""))
+        template.append(polib.POEntry(msgctxt=unit.cell_id, msgid=unit.text, msgstr="",
+                                      comment=code.KINDS.get(unit.kind, "")))
     return template
 
 
 def extract(root: Path) -> list[Path]:
     """Write ``locales/templates/NN_name.pot`` for every English lesson."""
-    written = []
-    for lesson in lessons(root):
-        path = template_path(root, lesson)
-        write_catalog(build_template(root, lesson), path)
-        written.append(path)
-    return written
+    made = {template_path(root, lesson): format_catalog(build_template(root, lesson))
+            for lesson in lessons(root)}
+    files.write_all(made)
+    return list(made)
 
 
 @dataclass
@@ -146,20 +150,21 @@ def merge(catalog: polib.POFile, template: polib.POFile, language: str,
             merged.append(polib.POEntry(
                 msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=previous.msgstr,
                 flags=list(previous.flags), previous_msgid=previous.previous_msgid,
-                tcomment=previous.tcomment))
+                tcomment=previous.tcomment, comment=entry.comment))
             continue
         source = _closest(entry.msgid, leftovers(lambda e: e.msgctxt == entry.msgctxt))
         if source is None:  # the same text in a cell that no longer exists: a renamed cell
             moved = leftovers(lambda e: e.msgid == entry.msgid and e.msgctxt not in contexts)
             source = moved[0] if moved else None
         if source is None:
-            merged.append(polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=""))
+            merged.append(polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr="",
+                                        comment=entry.comment))
             report.new.append(f"{entry.msgctxt}: {entry.msgid[:60]}")
             continue
         used.add((source.msgctxt, source.msgid))
         merged.append(polib.POEntry(
             msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=source.msgstr, flags=["fuzzy"],
-            previous_msgid=source.msgid, tcomment=source.tcomment))
+            previous_msgid=source.msgid, tcomment=source.tcomment, comment=entry.comment))
         report.fuzzy.append(f"{entry.msgctxt}: {entry.msgid[:60]}")
         warning = (
             f"{name}: the cell {source.msgctxt!r} seems to have been renamed to "
@@ -193,19 +198,26 @@ def _closest(text: str, candidates: list[polib.POEntry]) -> polib.POEntry | None
 
 
 def update(root: Path, languages: list[str] | None = None) -> dict[Path, MergeReport]:
-    """Merge every template into every language's catalog, creating missing catalogs."""
+    """Merge every template into every language's catalog, creating missing catalogs.
+
+    Every catalog is read and merged before any is written: one that cannot be read
+    stops the update and no file changes.
+    """
     check_locale_folders(root)
-    reports = {}
-    for language in languages or list(LANGUAGES):
+    languages = languages or list(LANGUAGES)
+    for language in languages:
         if language not in LANGUAGES:
             raise CatalogError(f"Unknown language {language!r}; choose from {', '.join(LANGUAGES)}.")
-        for lesson in lessons(root):
-            template = read_catalog(template_path(root, lesson))
+    reports, made = {}, {}
+    for lesson in lessons(root):
+        template = read_catalog(template_path(root, lesson))
+        for language in languages:
             path = catalog_path(root, language, lesson)
             existing = read_catalog(path) if path.exists() else _new_catalog(language)
-            merged, report = merge(existing, template, language, name=str(path))
-            write_catalog(merged, path)
+            merged, report = merge(existing, template, language, name=str(path.relative_to(root)))
+            made[path] = format_catalog(merged)
             reports[path] = report
+    files.write_all(made)
     return reports
 
 

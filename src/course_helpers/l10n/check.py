@@ -1,75 +1,73 @@
 """What must hold between the English lessons, the catalogs and the built notebooks.
 
 Each problem is reported with the lesson, the language and the cell, so a maintainer
-knows where to look. A translation that is merely behind is not a problem: it shows in
-English with a note, and ``course l10n status`` reports it.
+knows where to look. A template or catalog that misses a text of the English, or keeps
+one the English no longer has, is a problem: run ``course l10n extract`` and ``update``.
+A translation that is merely behind (fuzzy or empty) is not: it shows in English with a
+note, and ``course l10n status`` lists it.
 """
 
 from __future__ import annotations
 
-import io
-import re
-import tokenize
-from collections import Counter
 from pathlib import Path
 
 import nbformat
 
 from course_helpers import links
-from course_helpers.l10n import build, catalogs
-from course_helpers.l10n.units import read_lesson
-
-# What a translation must carry over unchanged from the English paragraph.
-_MUST_SURVIVE = {
-    "code span": re.compile(r"(`+)(.+?)\1", re.S),
-    "link target": re.compile(r"\]\(([^)\s]+)\)"),
-    "math": re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S),
-    "HTML tag": re.compile(r"</?[A-Za-z][^<>]*>"),
-    "placeholder": re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|%\([A-Za-z_]+\)[sd]|%[sd]"),
-}
-
-
-def protected(text: str) -> Counter:
-    """The code spans, link targets, math, HTML tags and placeholders in ``text``."""
-    found: Counter = Counter()
-    for kind, pattern in _MUST_SURVIVE.items():
-        found.update((kind, match.group(0)) for match in pattern.finditer(text))
-    return found
+from course_helpers.l10n import build, catalogs, code, rules
+from course_helpers.l10n.units import Unit, code_pieces, lesson_units, read_lesson
 
 
 def code_tokens(source: str) -> list[tuple[int, str]]:
-    """The token stream of a code cell without comments and layout-only tokens."""
-    skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-               tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
-    # IPython magics (%time, !pip) are not Python: compare each such line as exact text.
-    lines = [repr(line.strip()) if line.lstrip().startswith(("%", "!")) else line
-             for line in source.splitlines()]
-    tokens = tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
-    return [(t.type, t.string) for t in tokens if t.type not in skipped]
+    """The tokens every language must share: see :func:`course_helpers.l10n.code.skeleton`."""
+    return code.skeleton(source)
+
+
+def _catalog_keys(catalog) -> dict[tuple[str, str], int]:
+    return {(e.msgctxt, e.msgid): e.linenum for e in catalog if not e.obsolete}
+
+
+def stale_problems(root: Path, language: str | None, name: str, units: list[Unit]) -> list[str]:
+    """The template (``language=None``) or catalog that no longer matches the English.
+
+    Each problem names the cell whose text has no entry, or the entry whose English is
+    gone, and the command that brings the file up to date.
+    """
+    if language is None:
+        path, command = catalogs.template_path(root, name), "course l10n extract"
+        label = f"{name} [template]"
+    else:
+        path, command = catalogs.catalog_path(root, language, name), "course l10n update"
+        label = f"{name} [{language}]"
+    shown = path.relative_to(root)
+    if not path.exists():
+        return [f"{label}: {shown} is missing; run '{command}'."]
+    keys = _catalog_keys(catalogs.read_catalog(path))
+    wanted = [(u.cell_id, u.text) for u in units]
+    problems = []
+    for cell_id, text in wanted:
+        if (cell_id, text) not in keys:
+            problems.append(f"{label} cell {cell_id!r}: {shown} has no entry for "
+                            f"{_short(text)!r} of notebooks/en/{name}.ipynb; run '{command}'.")
+    for (cell_id, text), line in keys.items():
+        if (cell_id, text) not in set(wanted):
+            problems.append(f"{label} cell {cell_id!r} ({shown}, line {line}): the entry "
+                            f"{_short(text)!r} is no longer in notebooks/en/{name}.ipynb; "
+                            f"run '{command}'.")
+    return problems
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_catalog(root: Path, language: str, name: str) -> list[str]:
     path = catalogs.catalog_path(root, language, name)
     if not path.exists():
         return []
-    problems = []
-    for entry in catalogs.read_catalog(path):
-        # A fuzzy entry is an old translation kept as a suggestion: the build shows the
-        # English instead, so it cannot break a notebook, and a changed paragraph must not
-        # fail CI before a translator has updated it.
-        if not entry.msgstr or entry.obsolete or "fuzzy" in entry.flags:
-            continue
-        missing = protected(entry.msgid) - protected(entry.msgstr)
-        extra = protected(entry.msgstr) - protected(entry.msgid)
-        if missing or extra:
-            detail = "; ".join(
-                [f"lost {kind} {text!r}" for kind, text in sorted(missing)]
-                + [f"added {kind} {text!r}" for kind, text in sorted(extra)])
-            problems.append(
-                f"{name} [{language}] cell {entry.msgctxt!r} ({path.relative_to(root)}, line "
-                f"{entry.linenum}): the translation must keep what the English has: {detail}."
-            )
-    return problems
+    english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
+    return rules.catalog_problems(root, language, name, catalogs.read_catalog(path),
+                                  lesson_units(english), code_pieces(english))
 
 
 def check_notebook(root: Path, language: str, name: str) -> list[str]:
@@ -90,12 +88,12 @@ def check_notebook(root: Path, language: str, name: str) -> list[str]:
             expected = expected.replace(build.ENGLISH_SETUP, f'language="{language}"')
         if expected is not None and code_tokens(source) != code_tokens(expected):
             problems.append(f"{name} [{language}] cell {cell_id!r}: this code cell differs from "
-                            "English in more than comments; every language runs the same code.")
-    path = catalogs.catalog_path(root, language, name)
-    found = build.translations_of(catalogs.read_catalog(path)) if path.exists() else {}
-    # nbformat.write adds a final newline to what writes() returns.
-    fresh = nbformat.writes(build.localize(english, found, language, name,
-                                           links.repository(root, required=False))) + "\n"
+                            "English in more than its comments, docstrings and displayed "
+                            "strings; every language runs the same code.")
+    try:
+        fresh = build.render(root, language, name, english)
+    except catalogs.CatalogError:
+        return problems  # check_catalog names each broken entry; nothing can be built yet
     if target.read_text(encoding="utf-8") != fresh:
         problems.append(f"{name} [{language}]: {target.relative_to(root)} is out of date with its "
                         "English source and catalog; run 'course l10n build' and commit the result.")
@@ -106,8 +104,14 @@ def check(root: Path) -> list[str]:
     """Every problem found, as sentences; an empty list means all is well."""
     catalogs.check_locale_folders(root)
     problems = []
-    for language in catalogs.LANGUAGES:
-        for name in catalogs.lessons(root):
+    for name in catalogs.lessons(root):
+        units = lesson_units(read_lesson(root / "notebooks" / "en" / f"{name}.ipynb"))
+        problems += stale_problems(root, None, name, units)
+        for language in catalogs.LANGUAGES:
+            problems += stale_problems(root, language, name, units)
             problems += check_catalog(root, language, name)
-            problems += check_notebook(root, language, name)
+            try:
+                problems += check_notebook(root, language, name)
+            except code.CodeError as error:
+                problems.append(f"{name} [{language}]: {error}")
     return problems

@@ -1,8 +1,10 @@
-"""Translatable units: the paragraphs of a lesson's markdown cells.
+"""Translatable units: the paragraphs of a lesson's markdown cells, and the comments,
+docstrings and displayed strings of its code cells.
 
 A markdown cell is cut at blank lines, so that editing one paragraph makes only that
 paragraph's translation stale. Fenced code blocks are code, not prose: they are never
-translated and are copied into every language as they are.
+translated and are copied into every language as they are. What counts as translatable
+in a code cell is defined in :mod:`course_helpers.l10n.code`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 
+from course_helpers.l10n import code
 from course_helpers.links import BADGES_CELL
 
 _FENCES = ("```", "~~~")
@@ -63,10 +66,14 @@ def join_blocks(texts: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Unit:
-    """A paragraph to translate, with the id of the cell it belongs to."""
+    """A text to translate, with the id of the cell it belongs to and its kind.
+
+    ``kind`` is "prose" for a markdown paragraph, or one of :data:`code.KINDS`.
+    """
 
     cell_id: str
     text: str
+    kind: str = "prose"
 
 
 class NotebookError(ValueError):
@@ -106,12 +113,27 @@ def lesson_units(notebook: nbformat.NotebookNode) -> list[Unit]:
     """Every translatable paragraph of a lesson, in order, without repeats within a cell."""
     units: list[Unit] = []
     for cell in notebook.cells:
+        seen: set[str] = set()
+        if cell.cell_type == "code":
+            for piece in code.pieces(cell.source, f"cell {cell.id!r}"):
+                if piece.text not in seen:
+                    seen.add(piece.text)
+                    units.append(Unit(cell.id, piece.text, piece.kind))
         # The badges cell is made per language by `course links` and the build.
         if cell.cell_type != "markdown" or cell.id == BADGES_CELL:
             continue
-        seen: set[str] = set()
         for block in split_markdown(cell.source):
             if block.translatable and block.text not in seen:
                 seen.add(block.text)
                 units.append(Unit(cell.id, block.text))
     return units
+
+
+def code_pieces(notebook: nbformat.NotebookNode) -> dict[tuple[str, str], code.Piece]:
+    """The first piece with each (cell id, text) in the lesson's code cells."""
+    found: dict[tuple[str, str], code.Piece] = {}
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            for piece in code.pieces(cell.source, f"cell {cell.id!r}"):
+                found.setdefault((cell.id, piece.text), piece)
+    return found

@@ -1,0 +1,86 @@
+"""What a translation must keep from its English, so that a built notebook still works.
+
+Shared by ``course l10n check`` (which reports) and ``course l10n build`` (which refuses
+to write a notebook from a catalog that breaks them), so both say the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import polib
+
+from course_helpers.l10n import code, typography
+from course_helpers.l10n.units import Unit
+
+# What a prose translation must carry over unchanged from the English paragraph.
+_MUST_SURVIVE = {
+    "code span": re.compile(r"(`+)(.+?)\1", re.S),
+    "link target": re.compile(r"\]\(([^)\s]+)\)"),
+    "math": re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S),
+    "HTML tag": re.compile(r"</?[A-Za-z][^<>]*>"),
+    "placeholder": re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|%\([A-Za-z_]+\)[sd]|%[sd]"),
+}
+# The words inside \text{...} in a formula are prose: a translation may change them.
+_MATH_WORDS = re.compile(r"\\text\{[^{}]*\}")
+
+
+def protected(text: str) -> Counter:
+    """The code spans, link targets, math, HTML tags and placeholders in ``text``.
+
+    In math, the words of ``\\text{...}`` are set aside: they are translated.
+    """
+    found: Counter = Counter()
+    for kind, pattern in _MUST_SURVIVE.items():
+        for match in pattern.finditer(text):
+            value = match.group(0)
+            if kind == "math":
+                value = _MATH_WORDS.sub(r"\\text{…}", value)
+            found[(kind, value)] += 1
+    return found
+
+
+def entry_problem(unit: Unit, translation: str, language: str,
+                  pieces: dict[tuple[str, str], code.Piece]) -> str | None:
+    """Why ``translation`` cannot stand for ``unit`` in ``language``, or None."""
+    if unit.kind == "prose" or unit.kind.endswith("comment"):
+        missing = protected(unit.text) - protected(translation)
+        extra = protected(translation) - protected(unit.text)
+        if missing or extra:
+            return "the translation must keep what the English has: " + "; ".join(
+                [f"lost {kind} {text!r}" for kind, text in sorted(missing)]
+                + [f"added {kind} {text!r}" for kind, text in sorted(extra)]) + "."
+    piece = pieces.get((unit.cell_id, unit.text))
+    if piece is not None:
+        problem = code.translation_problem(piece, translation)
+        if problem:
+            return f"this text sits in code ({unit.kind}): {problem}."
+    typo = typography.problems(translation, language, unit.text, quotes=unit.kind == "prose")
+    if typo:
+        return "typography: " + "; ".join(typo) + "."
+    return None
+
+
+def catalog_problems(root: Path, language: str, name: str, catalog: polib.POFile,
+                     units: list[Unit], pieces: dict[tuple[str, str], code.Piece]) -> list[str]:
+    """Every translation in ``catalog`` that would break its notebook, one sentence each.
+
+    A fuzzy entry is an old translation kept as a suggestion: the build shows the
+    English instead, so it cannot break a notebook, and a changed paragraph must not
+    fail CI before a translator has updated it.
+    """
+    path = Path(catalog.fpath).resolve()
+    shown = path.relative_to(root.resolve()) if path.is_relative_to(root.resolve()) else path
+    by_key = {(u.cell_id, u.text): u for u in units}
+    problems = []
+    for entry in catalog:
+        if not entry.msgstr or entry.obsolete or "fuzzy" in entry.flags:
+            continue
+        unit = by_key.get((entry.msgctxt, entry.msgid), Unit(entry.msgctxt or "", entry.msgid))
+        problem = entry_problem(unit, entry.msgstr, language, pieces)
+        if problem:
+            problems.append(f"{name} [{language}] cell {entry.msgctxt!r} ({shown}, line "
+                            f"{entry.linenum}): {problem}")
+    return problems
