@@ -162,14 +162,27 @@ def test_a_new_paragraph_is_untranslated(project):
 
 def test_a_translation_never_moves_to_a_similar_paragraph_of_another_cell(project):
     translate_everything(project)
-    cells = [c for c in CELLS if c[0] != "summary"]
-    cells.append(("recap", "md", "## Recap\n\nBuffers store and replay experiences."))
+    cells = [(i, k, s.replace("Buffers store and replay experience.", "Buffers keep what was seen."))
+             for i, k, s in CELLS]
+    cells.insert(1, ("recap", "md", "## Recap\n\nBuffers store and replay experiences."))
     write_lesson(project, cells)
     catalogs.extract(project)
     catalogs.update(project, ["fr"])
     active, obsolete = entries(project)
     assert active[("recap", "Buffers store and replay experiences.")].msgstr == ""
     assert "[fr] Buffers store and replay experience." in {e.msgstr for e in obsolete}
+
+
+def test_a_deleted_cell_and_a_new_one_elsewhere_are_not_a_rename(project):
+    translate_everything(project)
+    cells = [c for c in CELLS if c[0] != "summary"]
+    cells.insert(1, ("recap", "md", "## Recap\n\nBuffers store and replay experiences."))
+    write_lesson(project, cells)
+    catalogs.extract(project)
+    report = catalogs.update(project, ["fr"])[catalogs.catalog_path(project, "fr", LESSON)]
+    active, _ = entries(project)
+    assert active[("recap", "Buffers store and replay experiences.")].msgstr == ""
+    assert not report.warnings
 
 
 def test_a_renamed_cell_keeps_its_translations_as_fuzzy_with_a_warning(project):
@@ -180,8 +193,64 @@ def test_a_renamed_cell_keeps_its_translations_as_fuzzy_with_a_warning(project):
     active, _ = entries(project)
     entry = active[("api-reference", "Every buffer starts from a `data_spec`.")]
     assert entry.fuzzy and entry.msgstr == "[fr] Every buffer starts from a `data_spec`."
+    assert entry.tcomment == catalogs.RENAMED.format(old="api")
     assert len(report.warnings) == 1
-    assert "'api' seems to have been renamed to 'api-reference'" in report.warnings[0]
+    assert "'api' seems to have been renamed to 'api-reference';" in report.warnings[0]
+
+
+def test_a_renamed_and_edited_cell_keeps_its_suggestion_and_warns(project):
+    translate_everything(project)
+    cells = [("api-reference", k, s.replace("starts from", "is built from")) if i == "api" else (i, k, s)
+             for i, k, s in CELLS]
+    write_lesson(project, cells)
+    catalogs.extract(project)
+    report = catalogs.update(project, ["fr"])[catalogs.catalog_path(project, "fr", LESSON)]
+    active, _ = entries(project)
+    entry = active[("api-reference", "Every buffer is built from a `data_spec`.")]
+    assert entry.fuzzy and entry.msgstr == "[fr] Every buffer starts from a `data_spec`."
+    assert entry.previous_msgid == "Every buffer starts from a `data_spec`."
+    assert "Cell renamed: this translation comes from cell 'api'" in entry.tcomment
+    assert any("'api' seems to have been renamed to 'api-reference' and its text edited" in w
+               for w in report.warnings)
+
+
+def test_the_rename_note_goes_once_the_translator_clears_the_fuzzy_flag(project):
+    translate_everything(project)
+    write_lesson(project, [("api-reference" if i == "api" else i, k, s) for i, k, s in CELLS])
+    catalogs.extract(project)
+    catalogs.update(project, ["fr"])
+    path = catalogs.catalog_path(project, "fr", LESSON)
+    catalog = catalogs.read_catalog(path)
+    for entry in catalog:
+        if entry.msgctxt == "api-reference":
+            entry.flags.remove("fuzzy")
+            entry.previous_msgid = None
+    catalogs.write_catalog(catalog, path)
+    catalogs.update(project, ["fr"])
+    active, _ = entries(project)
+    assert not active[("api-reference", "Every buffer starts from a `data_spec`.")].tcomment
+
+
+def test_update_and_status_list_each_entry_to_work_on_with_its_cell_and_line(project, monkeypatch, capsys):
+    from course_helpers import cli
+
+    translate_everything(project)
+    write_lesson(project, [*CELLS[:2], ("api", "md", "## The API\n\nEvery buffer is built from a "
+                                                     "`data_spec`."), CELLS[3], ("new", "md", "Fresh words.")])
+    monkeypatch.chdir(project)
+    assert cli.main(["l10n", "extract"]) == 0
+    assert cli.main(["l10n", "update", "--lang", "fr"]) == 0
+    listed = capsys.readouterr().out
+    path = catalogs.catalog_path(project, "fr", LESSON)
+    [fuzzy] = [e for e in catalogs.read_catalog(path) if e.fuzzy]
+    line = f"locales/fr/{LESSON}.po:{fuzzy.linenum}: cell 'api', out of date (fuzzy): "
+    assert line + "'Every buffer is built from a `data_spec`.'" in listed
+    assert cli.main(["l10n", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "fr: 2 entries to translate or review" in out and line in out
+    assert "cell 'new', not translated yet: 'Fresh words.'" in out
+    assert cli.main(["l10n", "status", "--counts"]) == 0
+    assert "entries to translate" not in capsys.readouterr().out
 
 
 def test_a_malformed_catalog_is_reported_with_its_file_and_line(project):
@@ -189,7 +258,7 @@ def test_a_malformed_catalog_is_reported_with_its_file_and_line(project):
     lines = path.read_text().splitlines()
     lines.insert(20, 'msgid "unterminated')
     path.write_text("\n".join(lines))
-    with pytest.raises(catalogs.CatalogError, match=rf"{path.name}: this catalog is not valid .*line \d+"):
+    with pytest.raises(catalogs.CatalogError, match=rf"{path.name}, line 21: this string has no closing double quote"):
         catalogs.update(project, ["fr"])
 
 
@@ -244,5 +313,5 @@ def test_course_l10n_reports_a_broken_catalog_instead_of_crashing(project, monke
     monkeypatch.chdir(project)
     catalogs.catalog_path(project, "fr", LESSON).write_text('msgid "a"\nmsgstr "b"\nnot gettext\n')
     assert cli.main(["l10n", "status"]) == 1
-    assert "01_demo.po: this catalog is not valid gettext" in (error := capsys.readouterr().err)
-    assert "(line 3)" in error
+    error = capsys.readouterr().err
+    assert "course l10n: locales/fr/01_demo.po, line 3: this line is not gettext" in error

@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     steps.add_parser("check", help="fail if built notebooks are stale, code differs, or a "
                                    "translation breaks code spans, links or math")
     status = steps.add_parser("status", help="translated, fuzzy and untranslated, per lesson")
+    status.add_argument("--counts", action="store_true",
+                        help="only the table of counts, not the list of entries to work on")
     status.add_argument("--min-percent", type=float, default=None,
                         help="exit with 1 if any catalog is less translated than this")
 
@@ -215,6 +217,10 @@ def _l10n(args: argparse.Namespace) -> int:
                   f"{len(report.obsolete)} obsolete")
             for warning in report.warnings:
                 print(f"warning: {warning}", file=sys.stderr)
+            changed = {(cell, text) for cell, text in report.fuzzy + report.new}
+            for item in catalogs.todo(path):
+                if (item.cell_id, item.english) in changed:
+                    print(f"  {item.describe(root)}")
     elif args.step == "build":
         for path in l10n_build.build(root, args.lang):
             print(f"wrote {path.relative_to(root)}")
@@ -232,6 +238,14 @@ def _l10n(args: argparse.Namespace) -> int:
         for row in rows:
             print(f"{row.language:<8}  {row.lesson:<20}  {row.translated:>10}  {row.fuzzy:>5}  "
                   f"{row.untranslated:>12}  {row.percent:>5.1f}%")
+        if not args.counts:
+            for language in catalogs.LANGUAGES:
+                items = [item for name in catalogs.lessons(root)
+                         for item in catalogs.todo(catalogs.catalog_path(root, language, name))]
+                if items:
+                    print(f"\n{language}: {len(items)} entries to translate or review")
+                    for item in items:
+                        print(f"  {item.describe(root)}")
         if args.min_percent is not None:
             behind = [r for r in rows if r.percent < args.min_percent]
             for row in behind:

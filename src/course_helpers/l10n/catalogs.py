@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polib
 
-from course_helpers.l10n import code, files
+from course_helpers.l10n import code, files, po_syntax
 from course_helpers.l10n.units import lesson_units, read_lesson
 
 #: Locale folders (as in notebooks/<lang>/) and the gettext locale each stands for.
@@ -72,15 +72,33 @@ def check_locale_folders(root: Path) -> None:
             )
 
 
-def read_catalog(path: Path) -> polib.POFile:
-    """Read a .po/.pot file; a syntax error becomes a message naming the file and line."""
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it lies under it."""
     try:
-        return polib.pofile(str(path), wrapwidth=0)
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def read_catalog(path: Path) -> polib.POFile:
+    """Read a .po/.pot file, refusing what ``msgfmt --check`` refuses.
+
+    A syntax error becomes a message naming the file and line; see :mod:`po_syntax`.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+        po_syntax.validate(text)
+        catalog = polib.pofile(text, wrapwidth=0)
     except (OSError, ValueError) as error:
+        shown = _shown(path)
+        where = f"{shown}, {error}" if isinstance(error, po_syntax.PoSyntaxError) else f"{shown}: {error}"
         raise CatalogError(
-            f"{path}: this catalog is not valid gettext ({error}). Fix it in a PO editor "
-            "or text editor, or restore it from version control."
+            f"{where} This catalog is not valid gettext, so nothing was read or written. Fix "
+            "it in a PO editor or text editor (msgfmt --check names the same line), or "
+            "restore it from version control."
         ) from error
+    catalog.fpath = str(path)
+    return catalog
 
 
 def format_catalog(catalog: polib.POFile) -> str:
@@ -112,12 +130,20 @@ def extract(root: Path) -> list[Path]:
 
 @dataclass
 class MergeReport:
-    """What a merge did to one catalog, for the translator."""
+    """What a merge did to one catalog, for the translator: (cell id, English) pairs."""
 
-    fuzzy: list[str]
-    new: list[str]
-    obsolete: list[str]
+    fuzzy: list[tuple[str, str]]
+    new: list[tuple[str, str]]
+    obsolete: list[tuple[str, str]]
     warnings: list[str]
+
+
+#: The translator comment on an entry whose cell was renamed; dropped once it is reviewed.
+RENAMED = "Cell renamed: this translation comes from cell {old!r}; review it, then remove the fuzzy flag."
+
+
+def _without_rename_note(comment: str) -> str:
+    return "\n".join(line for line in comment.split("\n") if not line.startswith("Cell renamed: "))
 
 
 def merge(catalog: polib.POFile, template: polib.POFile, language: str,
@@ -128,7 +154,10 @@ def merge(catalog: polib.POFile, template: polib.POFile, language: str,
     - a changed paragraph becomes fuzzy and keeps the old translation as its suggestion
       (``#| msgid`` holds the old English);
     - a removed paragraph becomes obsolete (``#~``) and is never deleted;
-    - a new paragraph is untranslated.
+    - a new paragraph is untranslated;
+    - a paragraph of a renamed cell (same or similar text, in a cell id that is gone)
+      keeps its translation as a fuzzy suggestion, with a translator comment naming the
+      old id, and the report warns.
     """
     report = MergeReport([], [], [], [])
     merged = _new_catalog(language)
@@ -137,6 +166,9 @@ def merge(catalog: polib.POFile, template: polib.POFile, language: str,
     wanted = {(e.msgctxt, e.msgid) for e in template}
     contexts = {context for context, _ in wanted}
     used: set[tuple[str | None, str]] = set()
+
+    renamed_from = _renamed_cells([e.msgctxt for e in catalog if not e.obsolete],
+                                  [e.msgctxt for e in template])
 
     def leftovers(predicate):
         return [e for key, e in old.items()
@@ -147,31 +179,41 @@ def merge(catalog: polib.POFile, template: polib.POFile, language: str,
         previous = old.get(key) or revivable.get(key)
         if previous is not None:
             used.add(key)
+            reviewed = "fuzzy" not in previous.flags
             merged.append(polib.POEntry(
                 msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=previous.msgstr,
                 flags=list(previous.flags), previous_msgid=previous.previous_msgid,
-                tcomment=previous.tcomment, comment=entry.comment))
+                tcomment=_without_rename_note(previous.tcomment) if reviewed else previous.tcomment,
+                comment=entry.comment))
             continue
         source = _closest(entry.msgid, leftovers(lambda e: e.msgctxt == entry.msgctxt))
         if source is None:  # the same text in a cell that no longer exists: a renamed cell
             moved = leftovers(lambda e: e.msgid == entry.msgid and e.msgctxt not in contexts)
             source = moved[0] if moved else None
+        if source is None and entry.msgctxt in renamed_from:  # renamed and edited
+            source = _closest(entry.msgid, leftovers(lambda e: e.msgctxt == renamed_from[entry.msgctxt]))
         if source is None:
             merged.append(polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr="",
                                         comment=entry.comment))
-            report.new.append(f"{entry.msgctxt}: {entry.msgid[:60]}")
+            report.new.append((entry.msgctxt, entry.msgid))
             continue
         used.add((source.msgctxt, source.msgid))
+        renamed = source.msgctxt != entry.msgctxt
+        note = _without_rename_note(source.tcomment)
+        if renamed:
+            note = "\n".join(filter(None, [note, RENAMED.format(old=source.msgctxt)]))
         merged.append(polib.POEntry(
             msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=source.msgstr, flags=["fuzzy"],
-            previous_msgid=source.msgid, tcomment=source.tcomment, comment=entry.comment))
-        report.fuzzy.append(f"{entry.msgctxt}: {entry.msgid[:60]}")
+            previous_msgid=source.msgid, tcomment=note, comment=entry.comment))
+        report.fuzzy.append((entry.msgctxt, entry.msgid))
+        edited = " and its text edited" if source.msgid != entry.msgid else ""
         warning = (
             f"{name}: the cell {source.msgctxt!r} seems to have been renamed to "
-            f"{entry.msgctxt!r}; its translation was kept, marked fuzzy. Cell ids "
-            "should stay stable: translations are keyed by them."
+            f"{entry.msgctxt!r}{edited}; its translation was kept as a fuzzy suggestion, with a "
+            "translator comment naming the old id. Cell ids should stay stable: translations "
+            "are keyed by them."
         )
-        if source.msgctxt != entry.msgctxt and warning not in report.warnings:
+        if renamed and warning not in report.warnings:
             report.warnings.append(warning)
 
     for key, entry in {**revivable, **old}.items():
@@ -180,8 +222,32 @@ def merge(catalog: polib.POFile, template: polib.POFile, language: str,
         entry.obsolete = True
         merged.append(entry)
         if key in old:
-            report.obsolete.append(f"{entry.msgctxt}: {entry.msgid[:60]}")
+            report.obsolete.append((entry.msgctxt, entry.msgid))
     return merged, report
+
+
+def _renamed_cells(old: list[str], new: list[str]) -> dict[str, str]:
+    """New cell id -> old cell id, for a cell that took the place of one that is gone.
+
+    A cell is taken for a renamed one when the cells before it, among those in both
+    versions, are the same: a deleted cell and a cell added elsewhere are not a rename.
+    """
+    old, new = list(dict.fromkeys(old)), list(dict.fromkeys(new))
+    kept = set(old) & set(new)
+
+    def place(order: list[str], cell: str) -> str | None:
+        before = [c for c in order[:order.index(cell)] if c in kept]
+        return before[-1] if before else None
+
+    gone = {cell: place(old, cell) for cell in old if cell not in kept}
+    found = {}
+    for cell in new:
+        if cell in kept:
+            continue
+        candidates = [old_cell for old_cell, at in gone.items() if at == place(new, cell)]
+        if len(candidates) == 1:
+            found[cell] = candidates[0]
+    return found
 
 
 def _closest(text: str, candidates: list[polib.POEntry]) -> polib.POEntry | None:
@@ -233,6 +299,37 @@ class Status:
     def percent(self) -> float:
         total = self.translated + self.fuzzy + self.untranslated
         return 100.0 * self.translated / total if total else 100.0
+
+
+@dataclass(frozen=True)
+class Todo:
+    """One entry a translator must look at: where it is and why."""
+
+    path: Path
+    line: int
+    cell_id: str
+    state: str  # "fuzzy" (out of date) or "untranslated" (new)
+    english: str
+
+    def describe(self, root: Path) -> str:
+        english = self.english.replace("\n", " ")
+        english = english if len(english) <= 60 else english[:57] + "..."
+        state = "out of date (fuzzy)" if self.state == "fuzzy" else "not translated yet"
+        return f"{self.path.relative_to(root)}:{self.line}: cell {self.cell_id!r}, {state}: {english!r}"
+
+
+def todo(path: Path) -> list[Todo]:
+    """The fuzzy and untranslated entries of a catalog, in file order, with their lines."""
+    if not path.exists():
+        return []
+    found = []
+    for entry in read_catalog(path):
+        if entry.obsolete:
+            continue
+        if "fuzzy" in entry.flags or not entry.msgstr:
+            found.append(Todo(path, entry.linenum, entry.msgctxt or "",
+                              "fuzzy" if "fuzzy" in entry.flags else "untranslated", entry.msgid))
+    return found
 
 
 def status(root: Path) -> list[Status]:
