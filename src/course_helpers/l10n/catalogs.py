@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polib
 
-from course_helpers.l10n import code, files, po_syntax
+from course_helpers.l10n import code, files, po_format, po_syntax
 from course_helpers.l10n.units import lesson_units, read_lesson
 
 #: Locale folders (as in notebooks/<lang>/) and the gettext locale each stands for.
@@ -102,8 +102,8 @@ def read_catalog(path: Path) -> polib.POFile:
 
 
 def format_catalog(catalog: polib.POFile) -> str:
-    """The text of a catalog, as it is written to disk."""
-    return catalog.__unicode__()
+    """The text of a catalog, as it is written to disk: as msgcat writes it."""
+    return po_format.format_catalog(catalog)
 
 
 def write_catalog(catalog: polib.POFile, path: Path) -> None:

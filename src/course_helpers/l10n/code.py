@@ -10,7 +10,7 @@ translated. Those texts are:
     - a positional argument of ``print(...)`` or of a ``.write(...)`` method (tqdm's
       ``progress_bar.write``);
     - the description of ``course.progress`` and ``course.progress_observer`` (their
-      second positional argument, or ``description=``) and the latter's ``count=``;
+      second positional argument, or ``description=``);
     - a keyword argument named ``title``, ``xlabel``, ``ylabel``, ``label`` or
       ``caption``, in any call.
 
@@ -51,7 +51,8 @@ _DISPLAY_CALLS: dict[str, tuple[frozenset[int] | None, frozenset[str]]] = {
     "print": (_ALL, frozenset()),
     "write": (_ALL, frozenset()),
     "progress": (frozenset({1}), frozenset({"description"})),
-    "progress_observer": (frozenset({1}), frozenset({"description", "count"})),
+    # Not count=: progress_observer checks its value ("steps" or "episodes").
+    "progress_observer": (frozenset({1}), frozenset({"description"})),
 }
 _DISPLAY_KEYWORDS = frozenset({"title", "xlabel", "ylabel", "label", "caption"})
 _TOOL_COMMENTS = re.compile(r"#(#|!|\s*(noqa|type:|fmt:|pragma|pylint:))")
