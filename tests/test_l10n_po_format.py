@@ -46,7 +46,7 @@ def test_long_strings_wrap_at_79_columns_after_spaces_and_after_each_newline():
     start = lines.index('msgctxt "cell"') + 1
     assert lines[start] == 'msgid ""'
     assert lines[start + 1].endswith('word "') and lines[start + 2].startswith('"word')
-    assert '"word \\n"' in lines and '"next line"' in lines
+    assert lines[start + 3].endswith('word \\n"') and lines[start + 4] == '"next line"'
 
 
 @needs_msgcat
