@@ -91,3 +91,34 @@ def test_course_l10n_build_writes_every_language(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     assert cli.main(["l10n", "build"]) == 0
     assert sorted(p.parent.name for p in (project / "notebooks").glob("*/*.ipynb")) == ["en", "es", "fr", "pt-br"]
+
+
+def test_the_light_notebook_writer_gives_nbformats_bytes_on_every_lesson():
+    """course l10n writes notebooks without importing nbformat (it costs most of a second)."""
+    from pathlib import Path
+
+    from course_helpers.l10n import notebook_json
+
+    root = Path(__file__).resolve().parents[1]
+    paths = sorted(root.glob("notebooks/*/[0-9][0-9]_*.ipynb"))
+    assert len(paths) == 12
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        assert notebook_json.writes(notebook_json.reads(text)) == text
+        assert nbformat.writes(nbformat.reads(text, as_version=4)) + "\n" == text
+
+
+def test_course_l10n_commands_import_neither_nbformat_nor_matplotlib(tmp_path):
+    """What makes a translator's command answer in well under a second."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    probe = ("import sys; from course_helpers import cli; "
+             "codes = [cli.main(['l10n', step]) for step in ('status', 'check')]; "
+             "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+             "{'nbformat', 'jsonschema', 'matplotlib', 'tensorflow', 'numpy', 'tqdm'}); "
+             "print(codes, heavy, file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True)
+    assert result.stderr.strip().splitlines()[-1].endswith("[]"), result.stderr[-2000:]

@@ -7,7 +7,7 @@ import pytest
 
 from course_helpers.l10n import build, catalogs, check
 
-from test_l10n_build import CELLS
+from test_l10n_build import CELLS, built, cell
 from test_l10n_catalogs import LESSON, make_project, translate_everything, write_lesson
 
 
@@ -113,3 +113,97 @@ def test_course_l10n_check_exits_1_listing_the_problems(project, monkeypatch, ca
     set_translation(project, "api", "Tout tampon part d'un `data spec`.")
     assert cli.main(["l10n", "check"]) == 1
     assert "cell 'api'" in capsys.readouterr().err
+
+
+def test_an_english_edit_followed_only_by_build_fails_check_naming_lesson_and_cell(project):
+    """The translator's gate: a paragraph with no entry anywhere cannot pass."""
+    write_lesson(project, [*CELLS, ("more", "md", "A paragraph nobody has extracted yet.")])
+    build.build(project)
+    problems = check.check(project)
+    assert any(p.startswith("01_demo [template] cell 'more': locales/templates/01_demo.pot has no entry")
+               and "run 'course l10n extract'" in p for p in problems)
+    assert any(p.startswith("01_demo [fr] cell 'more': locales/fr/01_demo.po has no entry")
+               and "run 'course l10n update'" in p for p in problems)
+    catalogs.extract(project)
+    assert not any("[template]" in p for p in check.check(project))
+    catalogs.update(project)
+    build.build(project)
+    assert check.check(project) == []
+
+
+def test_a_catalog_entry_whose_english_is_gone_fails_check_until_update(project):
+    write_lesson(project, [c for c in CELLS if c[0] != "api"])
+    catalogs.extract(project)
+    build.build(project)
+    problems = check.check(project)
+    assert any("[fr] cell 'api' (locales/fr/01_demo.po, line" in p and "no longer in notebooks/en" in p
+               for p in problems)
+    catalogs.update(project)
+    assert check.check(project) == []
+
+
+def test_translated_display_strings_and_comments_keep_the_code_identical(project):
+    cells = [*CELLS, ("show", "code", 'steps = 3  # how far\nprint(f"loss after {steps} steps:", 0.5)')]
+    write_lesson(project, cells)
+    catalogs.extract(project)
+    catalogs.update(project)
+    path = catalogs.catalog_path(project, "fr", LESSON)
+    catalog = catalogs.read_catalog(path)
+    for entry in catalog:
+        entry.msgstr = {"how far": "jusqu’où",
+                        "loss after {steps} steps:": "perte après {steps}\u00a0pas\u00a0:"}.get(entry.msgid, entry.msgstr)
+    catalogs.write_catalog(catalog, path)
+    build.build(project)
+    shown = cell(built(project), "show").source
+    assert shown == 'steps = 3  # jusqu’où\nprint(f"perte après {steps}\u00a0pas\u00a0:", 0.5)'
+    assert check.check(project) == []
+
+
+def test_a_display_string_translation_that_drops_a_field_or_breaks_the_literal_is_refused(project):
+    write_lesson(project, [*CELLS, ("show", "code", 'steps = 3\nprint(f"loss after {steps} steps")')])
+    catalogs.extract(project)
+    catalogs.update(project)
+    build.build(project)
+    path = catalogs.catalog_path(project, "fr", LESSON)
+    for bad, words in (("perte après les pas", "lost '{steps}'"),
+                       ('perte après {steps} "pas"', "not make a valid Python string")):
+        catalog = catalogs.read_catalog(path)
+        next(e for e in catalog if e.msgctxt == "show").msgstr = bad
+        catalogs.write_catalog(catalog, path)
+        [problem] = check.check(project)
+        assert "01_demo [fr] cell 'show'" in problem and words in problem
+        with pytest.raises(catalogs.CatalogError, match="Nothing was built"):
+            build.build(project)
+
+
+def test_code_changed_beyond_its_texts_is_reported_even_if_comments_match():
+    english = 'print("items stored:", n)  # count'
+    assert check.code_tokens(english) == check.code_tokens('print("ítems guardados:", n)  # cuenta')
+    assert check.code_tokens(english) != check.code_tokens('print("items stored:", m)  # count')
+    assert check.code_tokens('env = load("CartPole-v0")') != check.code_tokens('env = load("CartPole-v1")')
+
+
+def test_french_typography_is_enforced_by_check_and_build(project):
+    set_translation(project, "api", "Tout tampon part d’un `data_spec` : voyez ceci ; et cela ?")
+    [problem] = check.check(project)
+    assert "typography: " in problem and "write a no-break space (U+00A0), not a plain space, before ':'" in problem
+    assert "narrow no-break space (U+202F), not a plain space, before ';'" in problem
+    with pytest.raises(catalogs.CatalogError):
+        build.build(project)
+    set_translation(project, "api", "Tout tampon part d’un `data_spec`\u00a0: voyez ceci\u202f; et cela\u202f?")
+    build.build(project)
+    assert check.check(project) == []
+
+
+def test_the_helpers_catalogs_obey_the_same_rules(tmp_path):
+    from course_helpers.l10n import rules
+
+    helper = tmp_path / "src/course_helpers/locale/es/LC_MESSAGES/course_helpers.po"
+    helper.parent.mkdir(parents=True)
+    helper.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                      'msgid "Ready ({where})."\nmsgstr "Listo (donde)."\n\n'
+                      'msgid "Why?"\nmsgstr "Por qué?"\n', encoding="utf-8")
+    problems = rules.helper_catalog_problems(tmp_path, "es")
+    assert len(problems) == 2
+    assert "lost placeholder '{where}'" in problems[0]
+    assert "write '¿' where the phrase ending in '?' begins" in problems[1]

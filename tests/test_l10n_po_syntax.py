@@ -69,7 +69,7 @@ def test_every_command_refuses_the_catalog_and_changes_no_file(tmp_path):
 
     from course_helpers.l10n import build, check
 
-    make_project(tmp_path, CELLS, ["fr"])
+    make_project(tmp_path, CELLS)  # every language: a failing update or build changes none
     path = catalogs.catalog_path(tmp_path, "fr", "01_demo")
     broken = path.read_text(encoding="utf-8").replace('msgstr ""\n\n', 'msgstr "Un\n\n', 1)
     path.write_text(broken, encoding="utf-8")

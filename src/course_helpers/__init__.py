@@ -1,32 +1,59 @@
 """Helpers behind the TF-Agents lessons: the plumbing, so the notebooks can show the ideas.
 
 Call :func:`setup` in a lesson's first code cell, before TensorFlow is imported.
-Importing this package imports neither TensorFlow nor pygame.
+Importing this package imports neither TensorFlow nor pygame, and nothing heavy at all:
+each helper's module is imported the first time a lesson uses it (PEP 562), so that the
+course's command-line tools, which live in the same package, start in a fraction of a
+second.
 """
 
-from course_helpers import diagrams, selfcheck
-from course_helpers.metrics import average_return
-from course_helpers.plots import plot_q_values, plot_returns, plot_sac_training
-from course_helpers.progress import progress, progress_observer
-from course_helpers.quick import hyperparameters, is_quick_mode
-from course_helpers.runtime import seed_everything, setup
-from course_helpers.video import embed_mp4, record_episodes, record_video, write_mp4
+from __future__ import annotations
 
-__all__ = [
-    "average_return",
-    "diagrams",
-    "embed_mp4",
-    "hyperparameters",
-    "is_quick_mode",
-    "plot_q_values",
-    "plot_returns",
-    "plot_sac_training",
-    "progress",
-    "progress_observer",
-    "record_episodes",
-    "record_video",
-    "seed_everything",
-    "selfcheck",
-    "setup",
-    "write_mp4",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Bound now: the function shares its module's name, and once anything imports the module
+# course_helpers.progress, Python would make that name the module, not the function.
+from course_helpers.progress import progress, progress_observer
+
+# Each public name and the module that defines it.
+_EXPORTS = {
+    "average_return": "metrics",
+    "embed_mp4": "video",
+    "hyperparameters": "quick",
+    "is_quick_mode": "quick",
+    "plot_q_values": "plots",
+    "plot_returns": "plots",
+    "plot_sac_training": "plots",
+    "record_episodes": "video",
+    "record_video": "video",
+    "seed_everything": "runtime",
+    "setup": "runtime",
+    "write_mp4": "video",
+}
+_SUBMODULES = ("diagrams", "selfcheck")
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES, "progress", "progress_observer"])
+
+if TYPE_CHECKING:
+    from course_helpers import diagrams, selfcheck
+    from course_helpers.metrics import average_return
+    from course_helpers.plots import plot_q_values, plot_returns, plot_sac_training
+    from course_helpers.quick import hyperparameters, is_quick_mode
+    from course_helpers.runtime import seed_everything, setup
+    from course_helpers.video import embed_mp4, record_episodes, record_video, write_mp4
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        value: Any = importlib.import_module(f"course_helpers.{name}")
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(f"course_helpers.{_EXPORTS[name]}"), name)
+    else:
+        raise AttributeError(f"module 'course_helpers' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

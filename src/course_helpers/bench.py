@@ -46,9 +46,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import nbformat
+
+if TYPE_CHECKING:
+    import nbformat
 
 from course_helpers import lessons
 
@@ -201,6 +203,7 @@ def run_instrumented(lesson: str, cells: dict[str, str], *, quick: bool = False,
     Returns the figures the report cell printed, plus ``seconds`` for the whole run.
     """
     name = lessons.lesson_path(lesson).stem
+    import nbformat  # imported here: it costs most of a second
     notebook = nbformat.read(lessons.lesson_path(name), as_version=4)
     sources = {cell.get("id"): cell.source for cell in notebook.cells}
     replace = {cell_id: code.replace("{source}", sources[cell_id]) for cell_id, code in cells.items()}
@@ -215,6 +218,7 @@ def run_instrumented(lesson: str, cells: dict[str, str], *, quick: bool = False,
         path = lessons.run_lesson(name, quick=quick, show_progress=False, extra_code=_REPORT,
                                   replace=replace, output=Path(scratch) / f"{name}.ipynb")
         seconds = time.perf_counter() - start
+        import nbformat  # imported here: it costs most of a second
         outputs = nbformat.read(path, as_version=4).cells[-1].outputs
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
     if "BENCHMARK " not in text:
@@ -365,6 +369,7 @@ def l10n_rows() -> list[Row]:
 
 def first_code_cell(path: Path) -> Any:
     """The first code cell of an executed notebook: the lesson's set-up cell."""
+    import nbformat  # imported here: it costs most of a second
     return next(cell for cell in nbformat.read(path, as_version=4).cells
                 if cell.cell_type == "code")
 

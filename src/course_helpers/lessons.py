@@ -13,7 +13,10 @@ from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-import nbformat
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import nbformat
 
 from course_helpers.quick import QUICK_MODE_VARIABLE
 
@@ -109,6 +112,7 @@ def run_lesson(
             "Choose another --output path."
         )
     target.parent.mkdir(parents=True, exist_ok=True)
+    import nbformat  # imported here: it costs most of a second
     notebook = nbformat.read(source, as_version=4)
     unknown = set(replace or {}) - {cell.get("id") for cell in notebook.cells}
     if unknown:

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-import nbformat
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import nbformat
 
 from course_helpers.i18n import LANGUAGES, translator
 
@@ -88,6 +91,7 @@ def repository(root: Path, required: bool = True) -> Repository | None:
 
 
 def badges_cell(repo: Repository, language: str, lesson: str) -> nbformat.NotebookNode:
+    import nbformat  # imported here: it costs most of a second
     cell = nbformat.v4.new_markdown_cell(repo.badges(language, lesson))
     cell.id = BADGES_CELL
     cell.metadata = {"course": {"generated": "course links"}}
@@ -162,6 +166,7 @@ def sync(root: Path, check: bool = False) -> list[Path]:
         notebook = read_lesson(path)
         titles[path.stem] = lesson_title(notebook)
         with_links(notebook, repo, "en", path.stem, str(path.relative_to(root)))
+        import nbformat  # imported here: it costs most of a second
         fresh = nbformat.writes(notebook) + "\n"  # as nbformat.write() saves it
         if path.read_text(encoding="utf-8") != fresh:
             changed.append(path)

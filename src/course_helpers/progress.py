@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, TypeVar
-
-import numpy as np
-
-from tqdm.auto import tqdm
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from course_helpers.i18n import gettext
+
+if TYPE_CHECKING:  # imported when a bar is made, so that importing the package stays light
+    from tqdm.auto import tqdm
 
 T = TypeVar("T")
 
@@ -27,6 +26,8 @@ def progress(iterable: Iterable[T] | int, description: str, **kwargs) -> tqdm:
         >>> for step in progress(3, "Training", disable=True):
         ...     pass
     """
+    from tqdm.auto import tqdm
+
     if isinstance(iterable, int):
         iterable = range(iterable)
     kwargs.setdefault("mininterval", 0.5)
@@ -53,6 +54,8 @@ class ProgressObserver:
         self.completed = 0  # how many times the bar has filled up
 
     def __call__(self, trajectory: Any) -> None:
+        import numpy as np
+
         if self.count == "episodes" and not bool(np.all(trajectory.is_last())):
             return
         if self.bar is None:

@@ -17,12 +17,10 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-import nbformat
-
 from course_helpers import links
 from course_helpers.links import SETUP_CELL
 from course_helpers.i18n import translator
-from course_helpers.l10n import catalogs, code, files, rules
+from course_helpers.l10n import catalogs, code, files, notebook_json, rules
 from course_helpers.l10n.units import code_pieces, join_blocks, lesson_units, read_lesson, split_markdown
 
 #: The notes shown on a markdown cell that is (partly) in English: its translation is
@@ -37,10 +35,10 @@ def stale_note(language: str, out_of_date: bool = True) -> str:
     return f"> *{translator(language)(STALE_NOTE if out_of_date else NEW_NOTE)}*"
 
 
-def localize(english: nbformat.NotebookNode, translations: dict[tuple[str, str], str],
+def localize(english: notebook_json.Node, translations: dict[tuple[str, str], str],
              language: str, name: str, repo: links.Repository | None = None,
              fuzzy: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset(),
-             ) -> nbformat.NotebookNode:
+             ) -> notebook_json.Node:
     """Return the lesson in ``language``; ``translations`` maps (cell id, English) to text.
 
     ``fuzzy`` holds the keys whose translation exists but is out of date. With ``repo``,
@@ -51,7 +49,9 @@ def localize(english: nbformat.NotebookNode, translations: dict[tuple[str, str],
     for index, cell in enumerate(notebook.cells):
         if cell.get("id") == links.BADGES_CELL:
             if repo is not None:
-                notebook.cells[index] = links.badges_cell(repo, language, name)
+                notebook.cells[index] = notebook_json.markdown_cell(
+                    links.BADGES_CELL, repo.badges(language, name),
+                    {"course": {"generated": "course links"}})
         elif cell.cell_type == "markdown":
             texts, missing = [], []
             blocks = split_markdown(cell.source)
@@ -91,7 +91,7 @@ def fuzzy_of(catalog) -> set[tuple[str, str]]:
 
 
 def render(root: Path, language: str, name: str,
-           english: nbformat.NotebookNode | None = None) -> str:
+           english: notebook_json.Node | None = None, validate: bool = True) -> str:
     """The text of notebooks/<language>/<name>.ipynb, from English and the catalog.
 
     Raises :class:`catalogs.CatalogError` with ``course l10n check``'s message when a
@@ -101,7 +101,7 @@ def render(root: Path, language: str, name: str,
         english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
     path = catalogs.catalog_path(root, language, name)
     catalog = catalogs.read_catalog(path) if path.exists() else None
-    if catalog is not None:
+    if catalog is not None and validate:
         problems = rules.catalog_problems(root, language, name, catalog,
                                           lesson_units(english), code_pieces(english))
         if problems:
@@ -109,8 +109,7 @@ def render(root: Path, language: str, name: str,
     found = translations_of(catalog) if catalog is not None else {}
     fuzzy = fuzzy_of(catalog) if catalog is not None else set()
     notebook = localize(english, found, language, name, links.repository(root, required=False), fuzzy)
-    # nbformat.write adds a final newline to what writes() returns.
-    return nbformat.writes(notebook) + "\n"
+    return notebook_json.writes(notebook)
 
 
 def build(root: Path, languages: list[str] | None = None) -> list[Path]:

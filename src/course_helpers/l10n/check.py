@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
-
-from course_helpers import links
-from course_helpers.l10n import build, catalogs, code, rules
+from course_helpers.l10n import build, catalogs, code, notebook_json, rules
 from course_helpers.l10n.units import Unit, code_pieces, lesson_units, read_lesson
 
 
@@ -70,12 +67,13 @@ def check_catalog(root: Path, language: str, name: str) -> list[str]:
                                   lesson_units(english), code_pieces(english))
 
 
-def check_notebook(root: Path, language: str, name: str) -> list[str]:
+def check_notebook(root: Path, language: str, name: str, catalog_ok: bool = True) -> list[str]:
+    """Problems of notebooks/<language>/<name>.ipynb; ``catalog_ok``: its catalog passed."""
     english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
     target = root / "notebooks" / language / f"{name}.ipynb"
     if not target.exists():
         return [f"{name} [{language}]: {target.relative_to(root)} is missing; run 'course l10n build'."]
-    built = nbformat.read(target, as_version=4)
+    built = notebook_json.reads(target.read_text(encoding="utf-8"))
     problems = []
     english_code = {c.id: c.source for c in english.cells if c.cell_type == "code"}
     built_code = {c.id: c.source for c in built.cells if c.cell_type == "code"}
@@ -90,10 +88,9 @@ def check_notebook(root: Path, language: str, name: str) -> list[str]:
             problems.append(f"{name} [{language}] cell {cell_id!r}: this code cell differs from "
                             "English in more than its comments, docstrings and displayed "
                             "strings; every language runs the same code.")
-    try:
-        fresh = build.render(root, language, name, english)
-    except catalogs.CatalogError:
+    if not catalog_ok:
         return problems  # check_catalog names each broken entry; nothing can be built yet
+    fresh = build.render(root, language, name, english, validate=False)
     if target.read_text(encoding="utf-8") != fresh:
         problems.append(f"{name} [{language}]: {target.relative_to(root)} is out of date with its "
                         "English source and catalog; run 'course l10n build' and commit the result.")
@@ -104,14 +101,17 @@ def check(root: Path) -> list[str]:
     """Every problem found, as sentences; an empty list means all is well."""
     catalogs.check_locale_folders(root)
     problems = []
+    for language in catalogs.LANGUAGES:
+        problems += rules.helper_catalog_problems(root, language)
     for name in catalogs.lessons(root):
         units = lesson_units(read_lesson(root / "notebooks" / "en" / f"{name}.ipynb"))
         problems += stale_problems(root, None, name, units)
         for language in catalogs.LANGUAGES:
             problems += stale_problems(root, language, name, units)
-            problems += check_catalog(root, language, name)
+            broken = check_catalog(root, language, name)
+            problems += broken
             try:
-                problems += check_notebook(root, language, name)
+                problems += check_notebook(root, language, name, catalog_ok=not broken)
             except code.CodeError as error:
                 problems.append(f"{name} [{language}]: {error}")
     return problems

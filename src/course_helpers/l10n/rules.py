@@ -45,7 +45,7 @@ def protected(text: str) -> Counter:
 def entry_problem(unit: Unit, translation: str, language: str,
                   pieces: dict[tuple[str, str], code.Piece]) -> str | None:
     """Why ``translation`` cannot stand for ``unit`` in ``language``, or None."""
-    if unit.kind == "prose" or unit.kind.endswith("comment"):
+    if unit.kind not in ("string", "docstring"):
         missing = protected(unit.text) - protected(translation)
         extra = protected(translation) - protected(unit.text)
         if missing or extra:
@@ -57,10 +57,24 @@ def entry_problem(unit: Unit, translation: str, language: str,
         problem = code.translation_problem(piece, translation)
         if problem:
             return f"this text sits in code ({unit.kind}): {problem}."
-    typo = typography.problems(translation, language, unit.text, quotes=unit.kind == "prose")
+    typo = typography.problems(translation, language, unit.text,
+                               quotes=unit.kind in ("prose", "message"))
     if typo:
         return "typography: " + "; ".join(typo) + "."
     return None
+
+
+def helper_catalog_problems(root: Path, language: str) -> list[str]:
+    """The helpers' own catalog (set-up lines, feedback, plot labels) obeys the same rules:
+    its ``{placeholders}`` survive and the language's typography holds."""
+    from course_helpers.l10n import catalogs
+
+    path = root / "src" / "course_helpers" / "locale" / language / "LC_MESSAGES" / "course_helpers.po"
+    if not path.exists():
+        return []
+    catalog = catalogs.read_catalog(path)
+    units = [Unit(e.msgctxt or "", e.msgid, "message") for e in catalog]
+    return catalog_problems(root, language, "course_helpers", catalog, units, {})
 
 
 def catalog_problems(root: Path, language: str, name: str, catalog: polib.POFile,

@@ -20,7 +20,6 @@ The rules are written out in each language's ``locales/<lang>/GLOSSARY.md``.
 
 from __future__ import annotations
 
-import difflib
 import re
 
 NBSP = "\u00a0"
@@ -50,10 +49,13 @@ def words_only(text: str, english: str = "") -> str:
     for quoted in set(re.findall(r'"[^"\n]+"', english)):
         for match in re.finditer(re.escape(quoted), text):
             chars[match.start():match.end()] = _GAP * len(quoted)
-    matcher = difflib.SequenceMatcher(None, text, english, autojunk=False)
-    for block in matcher.get_matching_blocks():
-        if block.size >= _COPIED and " " in text[block.a:block.a + block.size].strip():
-            chars[block.a:block.a + block.size] = _GAP * block.size
+    # Every window of _COPIED characters that the English also has (a hash lookup each:
+    # difflib's longest-match search made `course l10n check` take seconds).
+    windows = {english[i:i + _COPIED] for i in range(len(english) - _COPIED + 1)}
+    for start in range(len(text) - _COPIED + 1):
+        window = text[start:start + _COPIED]
+        if window in windows and " " in window.strip():
+            chars[start:start + _COPIED] = _GAP * _COPIED
     return "".join(chars)
 
 

@@ -13,9 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-
-from course_helpers.l10n import code
+from course_helpers.l10n import code, notebook_json
 from course_helpers.links import BADGES_CELL
 
 _FENCES = ("```", "~~~")
@@ -80,7 +78,7 @@ class NotebookError(ValueError):
     """An English lesson cannot be used as a translation source; the message says where."""
 
 
-def read_lesson(path: Path) -> nbformat.NotebookNode:
+def read_lesson(path: Path) -> notebook_json.Node:
     """Read an English lesson and check what translation relies on: ids, no outputs.
 
     The ids are checked in the raw JSON: nbformat silently renames a duplicate id when
@@ -106,10 +104,10 @@ def read_lesson(path: Path) -> nbformat.NotebookNode:
                 f"{path}: cell {index} (id {cell_id!r}) still has outputs. Strip them with "
                 f"'nbstripout --keep-id {path}' before extracting."
             )
-    return nbformat.reads(json.dumps(raw), as_version=4)
+    return notebook_json._nodes(notebook_json.reads(json.dumps(raw)))
 
 
-def lesson_units(notebook: nbformat.NotebookNode) -> list[Unit]:
+def lesson_units(notebook: notebook_json.Node) -> list[Unit]:
     """Every translatable paragraph of a lesson, in order, without repeats within a cell."""
     units: list[Unit] = []
     for cell in notebook.cells:
@@ -129,7 +127,7 @@ def lesson_units(notebook: nbformat.NotebookNode) -> list[Unit]:
     return units
 
 
-def code_pieces(notebook: nbformat.NotebookNode) -> dict[tuple[str, str], code.Piece]:
+def code_pieces(notebook: notebook_json.Node) -> dict[tuple[str, str], code.Piece]:
     """The first piece with each (cell id, text) in the lesson's code cells."""
     found: dict[tuple[str, str], code.Piece] = {}
     for cell in notebook.cells:
