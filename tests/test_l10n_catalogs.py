@@ -277,7 +277,7 @@ def test_a_duplicate_cell_id_is_reported_with_both_cells(tmp_path):
     """nbformat would silently rename the second id on reading; the tooling must not."""
     path = write_lesson(tmp_path, [CELLS[0], ("intro-2", "md", "Again.")])
     path.write_text(path.read_text().replace('"id": "intro-2"', '"id": "intro"'))
-    with pytest.raises(NotebookError, match="cells 0 and 1 share the id 'intro'"):
+    with pytest.raises(NotebookError, match="cells 1 and 2 share the id 'intro'"):
         catalogs.extract(tmp_path)
 
 
@@ -286,7 +286,7 @@ def test_an_english_lesson_with_outputs_is_refused(tmp_path):
     nb = nbformat.read(path, 4)
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="hi\n")]
     nbformat.write(nb, path)
-    with pytest.raises(NotebookError, match=r"cell 1 \(id 'setup'\) still has outputs.*nbstripout --keep-id"):
+    with pytest.raises(NotebookError, match=r"cell 2 \(id 'setup'\) still has outputs.*nbstripout --keep-id"):
         catalogs.extract(tmp_path)
 
 

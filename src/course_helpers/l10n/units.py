@@ -89,7 +89,8 @@ def read_lesson(path: Path) -> notebook_json.Node:
     except json.JSONDecodeError as error:
         raise NotebookError(f"{path}, line {error.lineno}: not valid notebook JSON ({error.msg}).") from error
     seen: dict[str, int] = {}
-    for index, cell in enumerate(raw.get("cells", [])):
+    # Cells are counted from 1, as a person counts them in JupyterLab.
+    for index, cell in enumerate(raw.get("cells", []), start=1):
         cell_id = cell.get("id")
         if not cell_id:
             raise NotebookError(f"{path}: cell {index} has no id. Save the notebook as nbformat 4.5.")
@@ -104,7 +105,7 @@ def read_lesson(path: Path) -> notebook_json.Node:
                 f"{path}: cell {index} (id {cell_id!r}) still has outputs. Strip them with "
                 f"'nbstripout --keep-id {path}' before extracting."
             )
-    return notebook_json._nodes(notebook_json.reads(json.dumps(raw)))
+    return notebook_json.reads(json.dumps(raw))
 
 
 def lesson_units(notebook: notebook_json.Node) -> list[Unit]:
