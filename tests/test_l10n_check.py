@@ -207,3 +207,12 @@ def test_the_helpers_catalogs_obey_the_same_rules(tmp_path):
     assert len(problems) == 2
     assert "lost placeholder '{where}'" in problems[0]
     assert "write '¿' where the phrase ending in '?' begins" in problems[1]
+
+
+def test_the_words_of_text_in_math_may_be_translated_but_the_formula_may_not():
+    from course_helpers.l10n import rules
+
+    english = r"The Q-values $Q_\theta(s, \text{left})$ and $Q_\theta(s, \text{right})$."
+    french = r"Les valeurs Q $Q_\theta(s, \text{gauche})$ et $Q_\theta(s, \text{droite})$."
+    assert rules.protected(english) == rules.protected(french)
+    assert rules.protected(english) != rules.protected(french.replace(r"Q_\theta(s", r"Q_\phi(s"))

@@ -33,8 +33,10 @@ def protected(text: str) -> Counter:
     In math, the words of ``\\text{...}`` are set aside: they are translated.
     """
     found: Counter = Counter()
+    # A placeholder is looked for outside math, where braces are LaTeX (\\text{left}).
+    outside_math = _MUST_SURVIVE["math"].sub(" ", text)
     for kind, pattern in _MUST_SURVIVE.items():
-        for match in pattern.finditer(text):
+        for match in pattern.finditer(outside_math if kind == "placeholder" else text):
             value = match.group(0)
             if kind == "math":
                 value = _MATH_WORDS.sub(r"\\text{…}", value)
