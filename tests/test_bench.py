@@ -80,6 +80,8 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert re.fullmatch(r"\d+ MiB", values["03 SAC", "cpu seed 7: peak memory"])
     build = [key for key in values if key[1].startswith("localization build")]
     assert len(build) == 1 and re.fullmatch(r"[\d.]+ s", values[build[0]])
+    for command in ("status", "check"):
+        assert re.fullmatch(r"[\d.]+ s", values["all", f"course l10n {command} (a new process, median of 3)"])
 
 
 @pytest.mark.parametrize("option", ["--seeds", "--sac-seeds"])

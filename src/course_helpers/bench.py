@@ -16,7 +16,8 @@ Groups of figures (``--only`` picks some):
 - ``baseline``: short runs of the published TF-Agents loops, swapped into the same
   lessons, for the ms per iteration to compare with.
 - ``quick``: each lesson executed in quick mode, as CI runs it.
-- ``l10n``: extracting, merging and building every translation, in a scratch copy.
+- ``l10n``: extracting, merging and building every translation, in a scratch copy, and
+  how long ``course l10n status`` and ``check`` take as a translator runs them.
 - ``colab``: each lesson on a fresh Colab-like runtime (a scratch virtual environment
   from ``ci/colab/requirements-X.Y.txt``, ``COURSE_RUNTIME=colab``), in quick mode: how
   long its first cell takes to install what Colab lacks (lesson 3 with the pybullet
@@ -363,8 +364,20 @@ def l10n_rows() -> list[Row]:
         catalogs.update(copy, None)
         written = build.build(copy, None)
         seconds = time.perf_counter() - start
-    return [Row("all", f"localization build: extract, update, build ({len(written)} notebooks)",
+    rows = [Row("all", f"localization build: extract, update, build ({len(written)} notebooks)",
                 f"{seconds:.1f} s")]
+    # What a translator waits for: each read-only command as its own process (Python's
+    # start-up included), the median of three runs, on the repository itself.
+    for command in (["status"], ["check"]):
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "course_helpers.cli", "l10n", *command], cwd=root,
+                           capture_output=True, check=False)
+            runs.append(time.perf_counter() - start)
+        rows.append(Row("all", f"course l10n {' '.join(command)} (a new process, median of 3)",
+                        f"{statistics.median(runs):.2f} s"))
+    return rows
 
 
 def first_code_cell(path: Path) -> Any:
