@@ -10,7 +10,7 @@ from course_helpers.l10n import build, catalogs
 from test_l10n_catalogs import LESSON, make_project, translate_everything, write_lesson
 
 CELLS = [
-    ("intro", "md", "# Replay buffers\n\nA buffer stores experience.\n\n```\nenv -> buffer\n```"),
+    ("intro", "md", "# Replay buffers\n\nA buffer stores experience.\n\n```python\nbuffer.add_batch(x)\n```"),
     ("setup", "code", 'import course_helpers as course\n\nprint(course.setup(language="en"))'),
     ("train", "code", "loss = agent.train(experience).loss  # one gradient step"),
     ("api", "md", "## The API\n\nEvery buffer starts from a `data_spec`."),
@@ -41,7 +41,7 @@ def test_translated_paragraphs_replace_the_english_ones(project):
 def test_fenced_code_in_markdown_is_copied_untranslated(project):
     translate_everything(project, "fr")
     build.build(project, ["fr"])
-    assert cell(built(project), "intro").source.endswith("```\nenv -> buffer\n```")
+    assert cell(built(project), "intro").source.endswith("```python\nbuffer.add_batch(x)\n```")
 
 
 def test_code_cells_are_copied_and_the_setup_cell_differs_only_in_its_language(project):

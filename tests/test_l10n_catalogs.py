@@ -28,7 +28,7 @@ def write_lesson(root: Path, cells: list[tuple[str, str, str]]) -> Path:
 
 CELLS = [
     ("intro", "md", "# Replay buffers\n\nA buffer stores experience so training can reuse it.\n\n"
-                    "```\nenv -> driver -> buffer\n```"),
+                    "```python\nbuffer.add_batch(items)\n```"),
     ("setup", "code", "import course_helpers as course"),
     ("api", "md", "## The API\n\nEvery buffer starts from a `data_spec`."),
     ("summary", "md", "## Summary\n\nBuffers store and replay experience."),
@@ -64,11 +64,18 @@ def entries(root: Path, language: str = "fr"):
 
 
 def test_markdown_splits_into_paragraphs_and_keeps_fenced_code_whole():
-    text = "# Title\n\nFirst line\nsame paragraph.\n\n```\na\n\nb\n```\n\nLast."
+    text = "# Title\n\nFirst line\nsame paragraph.\n\n```python\na\n\nb\n```\n\nLast."
     blocks = split_markdown(text)
-    assert [b.text for b in blocks] == ["# Title", "First line\nsame paragraph.", "```\na\n\nb\n```", "Last."]
+    assert [b.text for b in blocks] == ["# Title", "First line\nsame paragraph.", "```python\na\n\nb\n```", "Last."]
     assert [b.translatable for b in blocks] == [True, True, False, True]
     assert join_blocks([b.text for b in blocks]) == text
+
+
+def test_a_fenced_block_without_a_language_is_words_to_translate_whole():
+    text = "```\nenv -> driver\n\n  -> buffer\n```\n\n~~~text\nactor | learner\n~~~"
+    blocks = split_markdown(text)
+    assert [b.text for b in blocks] == ["```\nenv -> driver\n\n  -> buffer\n```", "~~~text\nactor | learner\n~~~"]
+    assert all(b.translatable for b in blocks)
 
 
 def test_units_are_the_markdown_paragraphs_keyed_by_cell_id(project):
@@ -87,7 +94,7 @@ def test_extract_writes_a_template_with_msgctxt_set_to_the_cell_id(project):
     text = catalogs.template_path(project, LESSON).read_text()
     assert 'msgctxt "api"\nmsgid "Every buffer starts from a `data_spec`."' in text
     assert "import course_helpers" not in text, "code cells are not translated"
-    assert "env -> driver" not in text, "fenced code blocks are not translated"
+    assert "add_batch" not in text, "fenced code blocks are not translated"
 
 
 def test_extract_is_reproducible_byte_for_byte(project):

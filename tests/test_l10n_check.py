@@ -216,3 +216,21 @@ def test_the_words_of_text_in_math_may_be_translated_but_the_formula_may_not():
     french = r"Les valeurs Q $Q_\theta(s, \text{gauche})$ et $Q_\theta(s, \text{droite})$."
     assert rules.protected(english) == rules.protected(french)
     assert rules.protected(english) != rules.protected(french.replace(r"Q_\theta(s", r"Q_\phi(s"))
+
+
+def test_a_text_fence_is_translated_whole_but_keeps_its_fence_lines(project):
+    write_lesson(project, [*CELLS, ("flow", "md", "```text\nenvironment -> buffer\n```")])
+    catalogs.extract(project)
+    catalogs.update(project)
+    path = catalogs.catalog_path(project, "fr", LESSON)
+    for translation, ok in (("```text\nenvironnement -> tampon\n```", True),
+                            ("```\nenvironnement -> tampon\n```", False)):
+        catalog = catalogs.read_catalog(path)
+        next(e for e in catalog if e.msgctxt == "flow").msgstr = translation
+        catalogs.write_catalog(catalog, path)
+        if ok:
+            build.build(project)
+            assert cell(built(project), "flow").source == translation and check.check(project) == []
+        else:
+            [problem] = check.check(project)
+            assert "must keep its fence lines '```text' and '```'" in problem

@@ -47,6 +47,14 @@ def protected(text: str) -> Counter:
 def entry_problem(unit: Unit, translation: str, language: str,
                   pieces: dict[tuple[str, str], code.Piece]) -> str | None:
     """Why ``translation`` cannot stand for ``unit`` in ``language``, or None."""
+    if unit.text.startswith(("```", "~~~")):
+        english, translated = unit.text.split("\n"), translation.split("\n")
+        if (english[0], english[-1]) != (translated[0], translated[-1]):
+            return (f"a fenced block's translation must keep its fence lines "
+                    f"{english[0]!r} and {english[-1]!r}; translate only what is between them.")
+        # Inside the fences: words, arrows and layout; the fences are not a code span.
+        unit = Unit(unit.cell_id, "\n".join(english[1:-1]), unit.kind)
+        translation = "\n".join(translated[1:-1])
     if unit.kind not in ("string", "docstring"):
         missing = protected(unit.text) - protected(translation)
         extra = protected(translation) - protected(unit.text)

@@ -2,8 +2,10 @@
 docstrings and displayed strings of its code cells.
 
 A markdown cell is cut at blank lines, so that editing one paragraph makes only that
-paragraph's translation stale. Fenced code blocks are code, not prose: they are never
-translated and are copied into every language as they are. What counts as translatable
+paragraph's translation stale. A fenced block whose info string names a language
+(```python, ```bash, ...) is code: it is copied into every language as it is. A fenced
+block without one, or marked ```text, is a diagram or a layout of words: it is one unit,
+translated whole, and its fence lines must stay as they are. What counts as translatable
 in a code cell is defined in :mod:`course_helpers.l10n.code`.
 """
 
@@ -17,6 +19,8 @@ from course_helpers.l10n import code, notebook_json
 from course_helpers.links import BADGES_CELL
 
 _FENCES = ("```", "~~~")
+#: Info strings of fenced blocks that hold words to translate, not code.
+_TEXT_FENCES = ("", "text", "txt", "plain")
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ def split_markdown(text: str) -> list[Block]:
     blocks: list[Block] = []
     current: list[str] = []
     fence: str | None = None
+    words = False
 
     def flush(translatable: bool = True) -> None:
         if current:
@@ -44,10 +49,11 @@ def split_markdown(text: str) -> list[Block]:
             current.append(line)
             if stripped.startswith(fence):
                 fence = None
-                flush(translatable=False)
+                flush(translatable=words)
         elif stripped.startswith(_FENCES):
             flush()
             fence = stripped[:3]
+            words = stripped[3:].strip().lower() in _TEXT_FENCES
             current.append(line)
         elif not stripped:
             flush()
