@@ -33,7 +33,24 @@ _EXPORTS = {
 }
 _SUBMODULES = ("diagrams", "selfcheck")
 
-__all__ = sorted([*_EXPORTS, *_SUBMODULES, "progress", "progress_observer"])
+__all__ = [
+    "average_return",
+    "diagrams",
+    "embed_mp4",
+    "hyperparameters",
+    "is_quick_mode",
+    "plot_q_values",
+    "plot_returns",
+    "plot_sac_training",
+    "progress",
+    "progress_observer",
+    "record_episodes",
+    "record_video",
+    "seed_everything",
+    "selfcheck",
+    "setup",
+    "write_mp4",
+]
 
 if TYPE_CHECKING:
     from course_helpers import diagrams, selfcheck

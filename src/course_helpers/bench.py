@@ -47,11 +47,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 
-if TYPE_CHECKING:
-    import nbformat
 
 from course_helpers import lessons
 

@@ -13,10 +13,6 @@ from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import nbformat
 
 from course_helpers.quick import QUICK_MODE_VARIABLE
 
