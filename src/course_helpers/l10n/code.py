@@ -277,13 +277,12 @@ def translate(source: str, lookup: Callable[[Piece], str | None], where: str = "
         if piece.kind == "comment":
             text = "\n".join(piece.indent + ("# " + line if line else "#")
                              for line in translation.split("\n"))
-            before, after = "", ""
         elif piece.kind == "inline comment":
-            text, before, after = "# " + translation, "", ""
+            text = "# " + translation
         else:
-            text, before, after = translation, "", ""
-        head = lines[piece.start_line][: piece.start_col] + before
-        tail = after + lines[piece.end_line][piece.end_col:]
+            text = translation
+        head = lines[piece.start_line][: piece.start_col]
+        tail = lines[piece.end_line][piece.end_col:]
         lines[piece.start_line: piece.end_line + 1] = (head + text + tail).split("\n")
     return "\n".join(lines)
 
