@@ -63,7 +63,7 @@ def test_every_cell_the_benchmark_replaces_exists_in_the_english_lesson(lesson, 
 @pytest.mark.notebook
 def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     result = subprocess.run(
-        [sys.executable, "-m", "course_helpers.cli", "bench", "--quick", "--only", "dqn,sac,l10n",
+        [sys.executable, "-m", "course_helpers.cli", "bench", "--quick", "--only", "dqn,sac,baseline,l10n",
          "--seeds", "42", "--sac-seeds", "7"],
         capture_output=True, text=True, timeout=900,
     )
@@ -80,6 +80,8 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert re.fullmatch(r"\d+ MiB", values["03 SAC", "cpu seed 7: peak memory"])
     build = [key for key in values if key[1].startswith("localization build")]
     assert len(build) == 1 and re.fullmatch(r"[\d.]+ s", values[build[0]])
+    assert re.fullmatch(r"[\d.]+ times", values["02 DQN", "cpu whole notebook, published loop / lesson"])
+    assert float(values["03 SAC", "cpu published loop: ms per iteration, evaluation excluded (200 iterations)"]) > 0
     for command in ("status", "check"):
         assert re.fullmatch(r"[\d.]+ s", values["all", f"course l10n {command} (a new process, median of 3)"])
 

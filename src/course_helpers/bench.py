@@ -14,7 +14,9 @@ Groups of figures (``--only`` picks some):
   to 40 minutes): ms per iteration (without evaluation), evaluation time, the return after
   20,000, 100,000 and all iterations, when the robot first walks, peak memory.
 - ``baseline``: short runs of the published TF-Agents loops, swapped into the same
-  lessons, for the ms per iteration to compare with.
+  lessons, for the ms per iteration to compare with; then lesson 2 in full both ways,
+  the published loop (with its 20 evaluations of 10 episodes) and the lesson as it is,
+  with the ratio of their whole-notebook times.
 - ``quick``: each lesson executed in quick mode, as CI runs it.
 - ``l10n``: extracting, merging and building every translation, in a scratch copy, and
   how long ``course l10n status`` and ``check`` take as a translator runs them.
@@ -105,12 +107,15 @@ _SAC_CELLS = {
 # They keep the lesson's networks, agent, table and hyperparameters, and change only
 # what the lessons changed for speed: the dataset, the steps per call, the evaluation.
 _DQN_PUBLISHED = {
-    "dataset": '''
-dataset = replay_buffer.as_dataset(
+    # The lesson's own dataset stays for its other cells (they read ReplaySample.data);
+    # the published loop reads its own.
+    "dataset": '''{source}
+published_dataset = replay_buffer.as_dataset(
     num_parallel_calls=3, sample_batch_size=hp.batch_size, num_steps=2).prefetch(3)
-iterator = iter(dataset)
+published_iterator = iter(published_dataset)
 ''',
     "train-prepare": "agent.train = common.function(agent.train)",
+    "q-plot": "# skipped: the published loop does not track Q-values",
     "train-start": _RECORDER + '''
 course.average_return = _bench_timed(course.average_return)
 agent.train_step_counter.assign(0)
@@ -128,7 +133,7 @@ time_step = train_py_env.reset()
 _bench_t0 = _bench_time.perf_counter()
 for _ in range(hp.num_iterations):
     time_step, _ = collect_driver.run(time_step)
-    experience, _ = next(iterator)
+    experience, _ = next(published_iterator)
     train_loss = agent.train(experience).loss
     step = agent.train_step_counter.numpy()
     if step % hp.eval_interval == 0:
@@ -139,6 +144,7 @@ _bench_t1 = _bench_time.perf_counter()
 }
 _SAC_PUBLISHED = {
     "metrics": _SAC_CELLS["metrics"],
+    "training-curves": "# skipped: the published loop does not log alpha, entropy and losses",
     "cleanup": "rb_observer.close()\nreverb_server.stop()",
     "reverb-buffer": '''
 reverb_replay = reverb_replay_buffer.ReverbReplayBuffer(
@@ -217,7 +223,6 @@ def run_instrumented(lesson: str, cells: dict[str, str], *, quick: bool = False,
         path = lessons.run_lesson(name, quick=quick, show_progress=False, extra_code=_REPORT,
                                   replace=replace, output=Path(scratch) / f"{name}.ipynb")
         seconds = time.perf_counter() - start
-        import nbformat  # imported here: it costs most of a second
         outputs = nbformat.read(path, as_version=4).cells[-1].outputs
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
     if "BENCHMARK " not in text:
@@ -329,6 +334,22 @@ def baseline_rows(quick: bool, iterations: int, device: str,
             Row(label, f"{device} published loop: seconds per evaluation",
                 f"{report['eval_seconds'] / max(1, len(report['evaluations'])):.2f}"),
         ]
+    # DQN in full, both ways, in the same run: the published loop with its 20 evaluations
+    # of 10 episodes, and the lesson as it is (the video cell skipped in both).
+    published = run_instrumented("02", _DQN_PUBLISHED, quick=quick, environment=environment)
+    lesson = run_instrumented("02", _DQN_CELLS, quick=quick, environment=environment)
+    runs = (f"{'quick' if quick else 'full'} run, {published['iterations']:,} iterations, "
+            f"{len(published['evaluations'])} evaluations")
+    rows += [
+        Row("02 DQN", f"{device} published loop, {runs}: loop; whole notebook",
+            f"{published['loop_seconds']:.1f} s (evaluation {published['eval_seconds']:.1f} s); "
+            f"{published['seconds']:.1f} s"),
+        Row("02 DQN", f"{device} lesson, {runs}: loop; whole notebook",
+            f"{lesson['loop_seconds']:.1f} s (evaluation {lesson['eval_seconds']:.1f} s); "
+            f"{lesson['seconds']:.1f} s"),
+        Row("02 DQN", f"{device} whole notebook, published loop / lesson",
+            f"{published['seconds'] / lesson['seconds']:.1f} times"),
+    ]
     return rows
 
 
