@@ -48,10 +48,7 @@ def test_an_unknown_group_is_refused_with_the_list_of_groups():
         bench.measure(only=["speed"])
 
 
-@pytest.mark.parametrize("lesson, cells", [
-    ("02", bench._DQN_CELLS), ("03", bench._SAC_CELLS),
-    ("02", bench._DQN_PUBLISHED), ("03", bench._SAC_PUBLISHED),
-])
+@pytest.mark.parametrize("lesson, cells", [("02", bench._DQN_CELLS), ("03", bench._SAC_CELLS)])
 def test_every_cell_the_benchmark_replaces_exists_in_the_english_lesson(lesson, cells):
     """A renamed cell id would otherwise fail only in the hour-long benchmark."""
     path = lessons.lesson_path(lesson)
@@ -80,10 +77,44 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert re.fullmatch(r"\d+ MiB", values["03 SAC", "cpu seed 7: peak memory"])
     build = [key for key in values if key[1].startswith("localization build")]
     assert len(build) == 1 and re.fullmatch(r"[\d.]+ s", values[build[0]])
-    assert re.fullmatch(r"[\d.]+ times", values["02 DQN", "cpu whole notebook, published loop / lesson"])
-    assert float(values["03 SAC", "cpu published loop: ms per iteration, evaluation excluded (200 iterations)"]) > 0
+    assert re.fullmatch(r"loop [\d.]+ s \(evaluation [\d.]+ s\); whole [\d.]+ s",
+                        values["02 DQN", "cpu published tutorial as a script, 300 iterations, 3 evaluations"])
+    assert re.fullmatch(r"[\d.]+ times", values["02 DQN", "cpu published tutorial / whole lesson"])
+    label = "ms per iteration over 200 iterations, evaluation excluded"
+    assert float(values["03 SAC", f"cpu published tutorial: {label}"]) > 0
+    assert float(values["03 SAC", f"cpu lesson: {label}"]) > 0
+    assert re.fullmatch(r"[\d.]+ times", values["03 SAC", "cpu published tutorial / lesson, ms per iteration"])
     for command in ("status", "check"):
         assert re.fullmatch(r"[\d.]+ s", values["all", f"course l10n {command} (a new process, median of 3)"])
+
+
+def test_a_published_script_that_fails_is_reported_with_its_name_and_output(tmp_path, monkeypatch):
+    folder = tmp_path / "benchmarks" / "published"
+    folder.mkdir(parents=True)
+    (folder / "broken.py").write_text("import sys\nprint('reverb is missing')\nsys.exit(3)\n")
+    monkeypatch.setattr(lessons, "project_root", lambda: tmp_path)
+    with pytest.raises(RuntimeError, match=r"broken\.py failed \(exit 3\).*\n.*reverb is missing"):
+        bench.run_published("broken", [], {})
+
+
+def test_a_published_script_reports_its_figures_and_its_whole_time(tmp_path, monkeypatch):
+    folder = tmp_path / "benchmarks" / "published"
+    folder.mkdir(parents=True)
+    (folder / "fine.py").write_text(
+        'import json, os\nprint("step 1")\n'
+        'print("BENCHMARK " + json.dumps({"iterations": 10, "seen": os.environ["SEEN"]}))\n')
+    monkeypatch.setattr(lessons, "project_root", lambda: tmp_path)
+    report = bench.run_published("fine", [], {"SEEN": "yes"})
+    assert report["iterations"] == 10 and report["seen"] == "yes" and report["seconds"] > 0
+
+
+@pytest.mark.parametrize("name", ["dqn_tutorial", "sac_tutorial"])
+def test_the_published_scripts_are_in_the_repository_and_take_the_benchmark_options(name):
+    script = lessons.project_root() / "benchmarks" / "published" / f"{name}.py"
+    result = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    for option in ("--iterations", "--eval-interval", "--eval-episodes", "--seed"):
+        assert option in result.stdout
 
 
 @pytest.mark.parametrize("option", ["--seeds", "--sac-seeds"])

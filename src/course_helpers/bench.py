@@ -13,10 +13,10 @@ Groups of figures (``--only`` picks some):
 - ``sac``: lesson 03 in full mode, once per SAC seed (one by default: a run takes 35
   to 40 minutes): ms per iteration (without evaluation), evaluation time, the return after
   20,000, 100,000 and all iterations, when the robot first walks, peak memory.
-- ``baseline``: short runs of the published TF-Agents loops, swapped into the same
-  lessons, for the ms per iteration to compare with; then lesson 2 in full both ways,
-  the published loop (with its 20 evaluations of 10 episodes) and the lesson as it is,
-  with the ratio of their whole-notebook times.
+- ``baseline``: the published TF-Agents tutorials, written out as plain scripts in
+  ``benchmarks/published/``, beside the lessons in the same run: the DQN tutorial in full
+  (its 20 evaluations of 10 episodes included) against the whole of lesson 2, and the SAC
+  tutorial's ms per iteration against lesson 3's, over ``--baseline-iterations``.
 - ``quick``: each lesson executed in quick mode, as CI runs it.
 - ``l10n``: extracting, merging and building every translation, in a scratch copy, and
   how long ``course l10n status`` and ``check`` take as a translator runs them.
@@ -103,90 +103,6 @@ _SAC_CELLS = {
     "train-loop": _TIMED_LOOP,
 }
 
-# The published TF-Agents loops, put in place of the lessons' cells for the baseline.
-# They keep the lesson's networks, agent, table and hyperparameters, and change only
-# what the lessons changed for speed: the dataset, the steps per call, the evaluation.
-_DQN_PUBLISHED = {
-    # The lesson's own dataset stays for its other cells (they read ReplaySample.data);
-    # the published loop reads its own.
-    "dataset": '''{source}
-published_dataset = replay_buffer.as_dataset(
-    num_parallel_calls=3, sample_batch_size=hp.batch_size, num_steps=2).prefetch(3)
-published_iterator = iter(published_dataset)
-''',
-    "train-prepare": "agent.train = common.function(agent.train)",
-    "q-plot": "# skipped: the published loop does not track Q-values",
-    "train-start": _RECORDER + '''
-course.average_return = _bench_timed(course.average_return)
-agent.train_step_counter.assign(0)
-eval_steps = [0]
-eval_returns = [course.average_return(eval_py_env, agent.policy, hp.num_eval_episodes)]
-collect_driver = py_driver.PyDriver(
-    train_py_env,
-    py_tf_eager_policy.PyTFEagerPolicy(agent.collect_policy, use_tf_function=True),
-    [rb_observer],
-    max_steps=hp.collect_steps_per_iteration,
-)
-time_step = train_py_env.reset()
-''',
-    "train-loop": '''
-_bench_t0 = _bench_time.perf_counter()
-for _ in range(hp.num_iterations):
-    time_step, _ = collect_driver.run(time_step)
-    experience, _ = next(published_iterator)
-    train_loss = agent.train(experience).loss
-    step = agent.train_step_counter.numpy()
-    if step % hp.eval_interval == 0:
-        eval_steps.append(step)
-        eval_returns.append(course.average_return(eval_py_env, agent.policy, hp.num_eval_episodes))
-_bench_t1 = _bench_time.perf_counter()
-''',
-}
-_SAC_PUBLISHED = {
-    "metrics": _SAC_CELLS["metrics"],
-    "training-curves": "# skipped: the published loop does not log alpha, entropy and losses",
-    "cleanup": "rb_observer.close()\nreverb_server.stop()",
-    "reverb-buffer": '''
-reverb_replay = reverb_replay_buffer.ReverbReplayBuffer(
-    tf_agent.collect_data_spec, sequence_length=2, table_name=table_name,
-    local_server=reverb_server)
-dataset = reverb_replay.as_dataset(sample_batch_size=hp.batch_size, num_steps=2).prefetch(50)
-experience_dataset_fn = lambda: dataset
-''',
-    "collect-actor": '''
-root_dir = tempfile.mkdtemp(prefix="sac_minitaur_")
-collect_actor = actor.Actor(
-    collect_env, collect_policy, train_step, steps_per_run=1,
-    metrics=actor.collect_metrics(10), summary_dir=os.path.join(root_dir, learner.TRAIN_DIR),
-    observers=[rb_observer])
-''',
-    "learner": '''
-saved_model_dir = os.path.join(root_dir, learner.POLICY_SAVED_MODEL_DIR)
-learning_triggers = [
-    triggers.PolicySavedModelTrigger(saved_model_dir, tf_agent, train_step, interval=5_000),
-    triggers.StepPerSecondLogTrigger(train_step, interval=1_000),
-]
-agent_learner = learner.Learner(
-    root_dir, train_step, tf_agent, experience_dataset_fn, triggers=learning_triggers,
-    strategy=strategy)
-''',
-    "train-loop": '''
-tf_agent.train_step_counter.assign(0)
-eval_steps = [0]
-eval_returns = [metrics["AverageReturn"]]
-_bench_t0 = _bench_time.perf_counter()
-for _ in range(hp.num_iterations):
-    collect_actor.run()
-    loss_info = agent_learner.run(iterations=1)
-    step = agent_learner.train_step_numpy
-    if step % hp.eval_interval == 0:
-        metrics = get_eval_metrics()
-        eval_steps.append(step)
-        eval_returns.append(metrics["AverageReturn"])
-_bench_t1 = _bench_time.perf_counter()
-''',
-}
-
 # Cells that only show or film the result; the benchmark skips them in its runs.
 _SKIPPED = {"02_dqn_cartpole": ("video",), "03_sac_minitaur": ("video",)}
 
@@ -249,10 +165,11 @@ def ms_per_iteration(report: dict[str, Any]) -> float:
 
 
 def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
-             environment: dict[str, str]) -> list[Row]:
+             environment: dict[str, str], hyperparameters: str = "") -> list[Row]:
     lesson, rows, reached, walls = "02 DQN", [], [], []
     for seed in seeds:
-        report = run_instrumented("02", _DQN_CELLS, quick=quick, seed=seed, environment=environment)
+        report = run_instrumented("02", _DQN_CELLS, quick=quick, seed=seed,
+                                  hyperparameters=hyperparameters, environment=environment)
         first = first_at(report["evaluations"], 195)
         final = report["evaluations"][-1][2] if report["evaluations"] else float("nan")
         walls.append(report["loop_seconds"])
@@ -278,12 +195,13 @@ def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
 
 
 def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: str,
-             environment: dict[str, str]) -> list[Row]:
+             environment: dict[str, str], hyperparameters: str = "") -> list[Row]:
     """Lesson 03 once per seed; each run takes 35 to 40 minutes in full mode, hence one seed by default."""
     lesson, rows, walked_after = "03 SAC", [], []
     # A short run still records its training curves ten times.
-    overrides = (f"num_iterations={iterations},log_interval={max(1, iterations // 10)}"
-                 if iterations else "")
+    overrides = ",".join(filter(None, [
+        f"num_iterations={iterations},log_interval={max(1, iterations // 10)}" if iterations else "",
+        hyperparameters]))
     for seed in seeds:
         report = run_instrumented("03", _SAC_CELLS, quick=quick, seed=seed,
                                   hyperparameters=overrides, environment=environment)
@@ -319,36 +237,66 @@ def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: 
     return rows
 
 
+def run_published(name: str, arguments: Sequence[str],
+                  environment: dict[str, str]) -> dict[str, Any]:
+    """Run ``benchmarks/published/<name>.py``, a published tutorial as a plain script.
+
+    Returns the figures it printed, plus ``seconds`` for the whole process, start-up included.
+    """
+    script = lessons.project_root() / "benchmarks" / "published" / f"{name}.py"
+    start = time.perf_counter()
+    ran = subprocess.run([sys.executable, str(script), *arguments], capture_output=True, text=True,
+                         env={**os.environ, **environment})
+    seconds = time.perf_counter() - start
+    if ran.returncode != 0 or "BENCHMARK " not in ran.stdout:
+        tail = "\n".join((ran.stdout + ran.stderr).strip().splitlines()[-20:])
+        raise RuntimeError(f"{script.name} failed (exit {ran.returncode}); the end of its output:\n{tail}")
+    return {"seconds": seconds, **json.loads(ran.stdout.split("BENCHMARK ", 1)[1])}
+
+
+def _loop_and_whole(report: dict[str, Any]) -> str:
+    return (f"loop {report['loop_seconds']:.1f} s (evaluation {report['eval_seconds']:.1f} s); "
+            f"whole {report['seconds']:.1f} s")
+
+
 def baseline_rows(quick: bool, iterations: int, device: str,
                   environment: dict[str, str]) -> list[Row]:
-    """ms per iteration of the published loops, on the lessons' networks and tables."""
-    rows = []
-    for lesson, label, cells, interval in (("02", "02 DQN", _DQN_PUBLISHED, "eval_interval"),
-                                           ("03", "03 SAC", _SAC_PUBLISHED, "eval_interval")):
-        overrides = "" if quick else f"num_iterations={iterations},{interval}={iterations}"
-        report = run_instrumented(lesson, cells, quick=quick, hyperparameters=overrides,
-                                  environment=environment)
-        rows += [
-            Row(label, f"{device} published loop: ms per iteration, evaluation excluded "
-                       f"({report['iterations']:,} iterations)", f"{ms_per_iteration(report):.2f}"),
-            Row(label, f"{device} published loop: seconds per evaluation",
-                f"{report['eval_seconds'] / max(1, len(report['evaluations'])):.2f}"),
-        ]
-    # DQN in full, both ways, in the same run: the published loop with its 20 evaluations
-    # of 10 episodes, and the lesson as it is (the video cell skipped in both).
-    published = run_instrumented("02", _DQN_PUBLISHED, quick=quick, environment=environment)
+    """The published tutorials as plain scripts, beside the lessons, in the same run.
+
+    DQN: the tutorial in full (20,000 iterations, 20 evaluations of 10 episodes, as it is
+    published) and lesson 2 in full, as wholes: the script's process against the whole
+    notebook. SAC: ``iterations`` iterations of each loop after the same 10,000 random
+    steps, with no evaluation inside them, for the ms per iteration (tracing included).
+    """
+    dqn_arguments = ["--iterations", "300", "--eval-interval", "100", "--eval-episodes", "2"] if quick else []
+    published = run_published("dqn_tutorial", dqn_arguments, environment)
     lesson = run_instrumented("02", _DQN_CELLS, quick=quick, environment=environment)
-    runs = (f"{'quick' if quick else 'full'} run, {published['iterations']:,} iterations, "
-            f"{len(published['evaluations'])} evaluations")
-    rows += [
-        Row("02 DQN", f"{device} published loop, {runs}: loop; whole notebook",
-            f"{published['loop_seconds']:.1f} s (evaluation {published['eval_seconds']:.1f} s); "
-            f"{published['seconds']:.1f} s"),
-        Row("02 DQN", f"{device} lesson, {runs}: loop; whole notebook",
-            f"{lesson['loop_seconds']:.1f} s (evaluation {lesson['eval_seconds']:.1f} s); "
-            f"{lesson['seconds']:.1f} s"),
-        Row("02 DQN", f"{device} whole notebook, published loop / lesson",
+    runs = f"{published['iterations']:,} iterations, {len(published['evaluations']) - 1} evaluations"
+    rows = [
+        Row("02 DQN", f"{device} published tutorial as a script, {runs}", _loop_and_whole(published)),
+        Row("02 DQN", f"{device} published tutorial: ms per iteration, evaluation excluded",
+            f"{ms_per_iteration(published):.2f}"),
+        Row("02 DQN", f"{device} lesson, {runs}", _loop_and_whole(lesson)),
+        Row("02 DQN", f"{device} published tutorial / whole lesson",
             f"{published['seconds'] / lesson['seconds']:.1f} times"),
+    ]
+    sac_iterations = 200 if quick else iterations
+    initial = 300 if quick else 10_000
+    published = run_published("sac_tutorial", [
+        "--iterations", str(sac_iterations), "--initial-collect-steps", str(initial),
+        "--eval-interval", "0", "--eval-episodes", "1" if quick else "20"], environment)
+    overrides = (f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
+                 f"initial_collect_steps={initial}")
+    lesson = run_instrumented("03", _SAC_CELLS, quick=quick, hyperparameters=overrides,
+                              environment=environment)
+    label = f"ms per iteration over {sac_iterations:,} iterations, evaluation excluded"
+    rows += [
+        Row("03 SAC", f"{device} published tutorial: {label}", f"{ms_per_iteration(published):.2f}"),
+        Row("03 SAC", f"{device} lesson: {label}", f"{ms_per_iteration(lesson):.2f}"),
+        Row("03 SAC", f"{device} published tutorial / lesson, ms per iteration",
+            f"{ms_per_iteration(published) / ms_per_iteration(lesson):.1f} times"),
+        Row("03 SAC", f"{device} peak memory: published tutorial; lesson",
+            f"{published['peak_memory_mb']:.0f} MiB; {lesson['peak_memory_mb']:.0f} MiB"),
     ]
     return rows
 
@@ -492,7 +440,8 @@ def devices() -> list[tuple[str, dict[str, str]]]:
 
 def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4),
             sac_seeds: Sequence[int] = (42,), quick: bool = False, sac_iterations: int | None = None,
-            baseline_iterations: int = 2_000, lessons_for_quick: Sequence[str] | None = None,
+            hyperparameters: str = "",
+            baseline_iterations: int = 10_000, lessons_for_quick: Sequence[str] | None = None,
             colab_pythons: Sequence[str] = ("3.13",),
             emit: Callable[[Row], None] = lambda row: None) -> list[Row]:
     """Run the chosen groups and return their rows; ``emit`` sees each row as it is ready."""
@@ -510,9 +459,9 @@ def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4
     needs_device = {"dqn", "sac", "baseline"} & set(only)
     for device, environment in devices() if needs_device else []:
         if "dqn" in only:
-            add(dqn_rows(seeds, quick, device, environment))
+            add(dqn_rows(seeds, quick, device, environment, hyperparameters))
         if "sac" in only:
-            add(sac_rows(sac_seeds, quick, sac_iterations, device, environment))
+            add(sac_rows(sac_seeds, quick, sac_iterations, device, environment, hyperparameters))
         if "baseline" in only:
             add(baseline_rows(quick, baseline_iterations, device, environment))
     if "quick" in only:

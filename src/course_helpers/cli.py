@@ -47,8 +47,13 @@ def main(argv: list[str] | None = None) -> int:
                        help="seeds of the SAC runs, 35 to 40 minutes each in full mode (default: 42)")
     bench.add_argument("--sac-iterations", type=int, default=None,
                        help="train SAC for this many iterations instead of the lesson's value")
-    bench.add_argument("--baseline-iterations", type=int, default=2_000,
-                       help="iterations of each published loop (default: 2000)")
+    bench.add_argument("--hyperparameters", default="",
+                       help="values to try instead of the lessons' defaults in the dqn and sac "
+                            "groups, as COURSE_HYPERPARAMETERS takes them, e.g. "
+                            "replay_buffer_capacity=100000,gamma=0.98")
+    bench.add_argument("--baseline-iterations", type=int, default=10_000,
+                       help="SAC iterations of the published loop and of the lesson, for the "
+                            "ms per iteration of each (default: 10000)")
     bench.add_argument("--colab-python", default="3.13",
                        help="Python versions of the Colab-like profiles the colab group "
                             "measures, e.g. 3.13,3.12 (default: 3.13)")
@@ -197,7 +202,8 @@ def _bench(args: argparse.Namespace) -> int:
     rows = course_bench.measure(
         only=split(args.only), seeds=seeds("--seeds", args.seeds),
         sac_seeds=seeds("--sac-seeds", args.sac_seeds), quick=args.quick,
-        sac_iterations=args.sac_iterations, baseline_iterations=args.baseline_iterations,
+        sac_iterations=args.sac_iterations, hyperparameters=args.hyperparameters,
+        baseline_iterations=args.baseline_iterations,
         lessons_for_quick=split(args.lessons) or None,
         colab_pythons=split(args.colab_python) or ["3.13"],
         emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True))
