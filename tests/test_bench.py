@@ -27,6 +27,14 @@ def test_return_at_finds_the_evaluation_at_a_step():
     assert bench.return_at(evaluations, 100_000) is None
 
 
+def test_alpha_and_entropy_are_read_where_an_evaluation_ran():
+    curves = {"log_steps": [5_000, 10_000, 20_000], "alphas": [0.5, 0.2, 0.05],
+              "entropies": [-1.0, -2.5, -4.0]}
+    assert bench.alpha_and_entropy(curves, [10_000, 20_000, 40_000]) == (
+        "10,000, 0.200, -2.50; 20,000, 0.050, -4.00")
+    assert bench.alpha_and_entropy({}, [20_000]) == "none logged"
+
+
 def test_ms_per_iteration_leaves_evaluation_out():
     report = {"loop_seconds": 50.0, "eval_seconds": 10.0, "iterations": 20_000}
     assert bench.ms_per_iteration(report) == pytest.approx(2.0)

@@ -85,6 +85,10 @@ _report = {
     "eval_seconds": sum(end - start for start, end, _ in _loop),
     "evaluations": [[int(step), end - _bench_t0, value]
                     for step, (start, end, value) in zip(eval_steps[1:], _loop)],
+    # SAC's training curves, where the lesson records them: what a tuning run reads.
+    "curves": {name: [float(v) for v in globals()[name]]
+               for name in ("log_steps", "alphas", "entropies", "critic_losses")
+               if name in globals()},
 }
 print("BENCHMARK " + _json.dumps(_report))
 '''
@@ -227,6 +231,8 @@ def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: 
                 f"{walked[0]:,} iterations, {walked[1] / 60:.1f} min" if walked else "not reached"),
             Row(lesson, f"{label} return against time (iterations, min, return)",
                 "; ".join(f"{s:,}, {t / 60:.1f}, {v:.2f}" for s, t, v in evaluations)),
+            Row(lesson, f"{label} alpha and entropy at each evaluation (iterations, alpha, entropy)",
+                alpha_and_entropy(report.get("curves", {}), [int(e[0]) for e in evaluations])),
             Row(lesson, f"{label} peak memory", f"{report['peak_memory_mb']:.0f} MiB"),
         ]
     if len(seeds) > 1:
@@ -257,6 +263,14 @@ def run_published(name: str, arguments: Sequence[str],
 def _loop_and_whole(report: dict[str, Any]) -> str:
     return (f"loop {report['loop_seconds']:.1f} s (evaluation {report['eval_seconds']:.1f} s); "
             f"whole {report['seconds']:.1f} s")
+
+
+def alpha_and_entropy(curves: dict[str, list[float]], steps: Sequence[int]) -> str:
+    """SAC's α and policy entropy where they were logged at an evaluation's step."""
+    logged = dict(zip(curves.get("log_steps", []), zip(curves.get("alphas", []),
+                                                       curves.get("entropies", []))))
+    found = [(step, *logged[step]) for step in steps if step in logged]
+    return "; ".join(f"{step:,}, {alpha:.3f}, {entropy:.2f}" for step, alpha, entropy in found) or "none logged"
 
 
 def baseline_rows(quick: bool, iterations: int, device: str,
