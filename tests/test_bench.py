@@ -78,7 +78,7 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert ("lesson", "figure") in rows
     values = {key: re.split(r"\s{2,}", line.strip(), maxsplit=2)[2] for key, line in rows.items()}
     assert re.fullmatch(r"[\d.]+ s \(evaluation [\d.]+ s\)",
-                        values["02 DQN", "cpu seed 42: training + evaluation, 300 steps"])
+                        values["02 DQN", "cpu seed 42: training + evaluation, 400 steps"])
     assert values["02 DQN", "cpu seed 42: first average return >= 195"]  # "not reached" in quick mode
     assert float(values["03 SAC", "cpu seed 7: ms per iteration, evaluation excluded"]) > 0
     assert float(values["03 SAC", "cpu seed 7: average return at 200 iterations"]) < 5
@@ -87,6 +87,8 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert len(build) == 1 and re.fullmatch(r"[\d.]+ s", values[build[0]])
     assert re.fullmatch(r"loop [\d.]+ s \(evaluation [\d.]+ s\); whole [\d.]+ s",
                         values["02 DQN", "cpu published tutorial as a script, 300 iterations, 3 evaluations"])
+    assert re.fullmatch(r"loop [\d.]+ s \(evaluation [\d.]+ s\); whole [\d.]+ s",
+                        values["02 DQN", "cpu lesson, 400 environment steps, 2 evaluations"])
     assert re.fullmatch(r"[\d.]+ times", values["02 DQN", "cpu published tutorial / whole lesson"])
     label = "ms per iteration over 200 iterations, evaluation excluded"
     assert float(values["03 SAC", f"cpu published tutorial: {label}"]) > 0

@@ -211,3 +211,18 @@ def test_play_rejects_a_number_of_episodes_that_is_not_a_positive_integer(
 ):
     with pytest.raises(ValueError, match="num_episodes must be a positive integer"):
         next(environments.play(cartpole, random_policy, num_episodes))
+
+
+def test_batched_py_policy_drives_a_batch_of_cartpoles_with_numpy_actions(tf_cartpole):
+    """Lesson 2's collect driver: four CartPoles, one policy call per step, NumPy actions."""
+    from tf_agents.drivers import py_driver
+
+    policy = random_tf_policy.RandomTFPolicy(tf_cartpole.time_step_spec(), tf_cartpole.action_spec())
+    batch = batched_py_environment.BatchedPyEnvironment(
+        [suite_gym.load("CartPole-v0") for _ in range(4)], multithreading=False)
+    seen = []
+    driver = py_driver.PyDriver(batch, environments.batched_py_policy(policy), [seen.append], max_steps=40)
+    driver.run(batch.reset())
+    assert seen and all(type(t.action) is np.ndarray and t.action.shape == (4,) for t in seen)
+    assert sum(int(np.sum(~t.is_boundary())) for t in seen) >= 40
+    batch.close()

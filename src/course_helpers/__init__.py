@@ -19,6 +19,7 @@ from course_helpers.progress import progress, progress_observer
 # Each public name and the module that defines it.
 _EXPORTS = {
     "average_return": "metrics",
+    "batched_py_policy": "environments",
     "embed_mp4": "video",
     "hyperparameters": "quick",
     "is_quick_mode": "quick",
@@ -35,6 +36,7 @@ _SUBMODULES = ("diagrams", "selfcheck")
 
 __all__ = [
     "average_return",
+    "batched_py_policy",
     "diagrams",
     "embed_mp4",
     "hyperparameters",
@@ -54,6 +56,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from course_helpers import diagrams, selfcheck
+    from course_helpers.environments import batched_py_policy
     from course_helpers.metrics import average_return
     from course_helpers.plots import plot_q_values, plot_returns, plot_sac_training
     from course_helpers.quick import hyperparameters, is_quick_mode

@@ -80,7 +80,7 @@ import json as _json, resource as _resource
 _loop = [e for e in _bench_evals if e[0] >= _bench_t0]
 _report = {
     "peak_memory_mb": _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1024,
-    "iterations": int(hp.num_iterations),
+    "iterations": int(dict(hp).get("num_env_steps", dict(hp).get("num_iterations"))),
     "loop_seconds": _bench_t1 - _bench_t0,
     "eval_seconds": sum(end - start for start, end, _ in _loop),
     "evaluations": [[int(step), end - _bench_t0, value]
@@ -275,25 +275,36 @@ def alpha_and_entropy(curves: dict[str, list[float]], steps: Sequence[int]) -> s
 
 def baseline_rows(quick: bool, iterations: int, device: str,
                   environment: dict[str, str]) -> list[Row]:
-    """The published tutorials as plain scripts, beside the lessons, in the same run.
+    """The published tutorials as plain scripts, beside the lessons, in the same run."""
+    return (dqn_baseline_rows(quick, device, environment)
+            + sac_baseline_rows(quick, iterations, device, environment))
 
-    DQN: the tutorial in full (20,000 iterations, 20 evaluations of 10 episodes, as it is
-    published) and lesson 2 in full, as wholes: the script's process against the whole
-    notebook. SAC: ``iterations`` iterations of each loop after the same 10,000 random
-    steps, with no evaluation inside them, for the ms per iteration (tracing included).
+
+def dqn_baseline_rows(quick: bool, device: str, environment: dict[str, str]) -> list[Row]:
+    """The DQN tutorial in full (20,000 iterations, 20 evaluations of 10 episodes, as it is
+    published) and lesson 2 in full, as wholes: the script's process against the whole notebook.
     """
     dqn_arguments = ["--iterations", "300", "--eval-interval", "100", "--eval-episodes", "2"] if quick else []
     published = run_published("dqn_tutorial", dqn_arguments, environment)
     lesson = run_instrumented("02", _DQN_CELLS, quick=quick, environment=environment)
-    runs = f"{published['iterations']:,} iterations, {len(published['evaluations']) - 1} evaluations"
-    rows = [
-        Row("02 DQN", f"{device} published tutorial as a script, {runs}", _loop_and_whole(published)),
+    return [
+        Row("02 DQN", f"{device} published tutorial as a script, {published['iterations']:,} iterations, "
+            f"{len(published['evaluations']) - 1} evaluations", _loop_and_whole(published)),
         Row("02 DQN", f"{device} published tutorial: ms per iteration, evaluation excluded",
             f"{ms_per_iteration(published):.2f}"),
-        Row("02 DQN", f"{device} lesson, {runs}", _loop_and_whole(lesson)),
+        Row("02 DQN", f"{device} lesson, {lesson['iterations']:,} environment steps, "
+            f"{len(lesson['evaluations'])} evaluations", _loop_and_whole(lesson)),
         Row("02 DQN", f"{device} published tutorial / whole lesson",
             f"{published['seconds'] / lesson['seconds']:.1f} times"),
     ]
+
+
+def sac_baseline_rows(quick: bool, iterations: int, device: str,
+                      environment: dict[str, str]) -> list[Row]:
+    """``iterations`` iterations of the SAC tutorial's loop and of lesson 3's, after the same
+    10,000 random steps, with no evaluation inside them, for the ms per iteration (tracing
+    included).
+    """
     sac_iterations = 200 if quick else iterations
     initial = 300 if quick else 10_000
     published = run_published("sac_tutorial", [
@@ -304,7 +315,7 @@ def baseline_rows(quick: bool, iterations: int, device: str,
     lesson = run_instrumented("03", _SAC_CELLS, quick=quick, hyperparameters=overrides,
                               environment=environment)
     label = f"ms per iteration over {sac_iterations:,} iterations, evaluation excluded"
-    rows += [
+    return [
         Row("03 SAC", f"{device} published tutorial: {label}", f"{ms_per_iteration(published):.2f}"),
         Row("03 SAC", f"{device} lesson: {label}", f"{ms_per_iteration(lesson):.2f}"),
         Row("03 SAC", f"{device} published tutorial / lesson, ms per iteration",
@@ -312,7 +323,6 @@ def baseline_rows(quick: bool, iterations: int, device: str,
         Row("03 SAC", f"{device} peak memory: published tutorial; lesson",
             f"{published['peak_memory_mb']:.0f} MiB; {lesson['peak_memory_mb']:.0f} MiB"),
     ]
-    return rows
 
 
 def quick_rows(names: Sequence[str]) -> list[Row]:

@@ -9,6 +9,7 @@ sentence that says what to fix instead of a stack trace from deep inside TensorF
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib.util
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -115,14 +116,51 @@ def as_py_policy(policy: Any, batched: bool = False):
         key = (id(policy), batched)
         cached = _py_policies.get(key)
         if cached is None or cached[0] is not policy:
-            wrapper = py_tf_eager_policy.PyTFEagerPolicy(
-                policy, use_tf_function=True, batch_time_steps=not batched)
+            if batched:
+                wrapper = _batched_policy_class()(policy)
+            else:
+                wrapper = py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True)
             cached = _py_policies[key] = (policy, wrapper)
         _py_policies.move_to_end(key)
         while len(_py_policies) > _PY_POLICY_CACHE_SIZE:
             _py_policies.popitem(last=False)
         return cached[1]
     raise TypeError(f"Expected a TF-Agents policy, got {type(policy).__name__}.")
+
+
+def batched_py_policy(policy: Any):
+    """A compiled Python policy for a ``BatchedPyEnvironment``: batched time steps in, NumPy actions out.
+
+    ``PyTFEagerPolicy(policy, batch_time_steps=False)`` is the TF-Agents way to call a TF
+    policy on time steps that already carry a batch dimension, but it then hands back
+    tensors, and gym's environments refuse a tensor as an action. This wrapper converts
+    the action (and the policy info) to NumPy arrays, as any other Python policy returns.
+
+    Example:
+        >>> collect_driver = py_driver.PyDriver(  # doctest: +SKIP
+        ...     collect_envs, batched_py_policy(agent.collect_policy), [observer], max_steps=40)
+    """
+    return as_py_policy(policy, batched=True)
+
+
+@functools.cache
+def _batched_policy_class() -> type:
+    """``PyTFEagerPolicy`` for batched time steps, returning NumPy arrays (defined on first use:
+    TensorFlow is imported only then)."""
+    import numpy as np
+    import tensorflow as tf
+    from tf_agents.policies import py_tf_eager_policy
+
+    class BatchedPyTFEagerPolicy(py_tf_eager_policy.PyTFEagerPolicy):
+        def __init__(self, policy: Any) -> None:
+            super().__init__(policy, use_tf_function=True, batch_time_steps=False)
+
+        def _action(self, time_step: Any, policy_state: Any, seed: Any = None) -> Any:
+            step = super()._action(time_step, policy_state, seed=seed)
+            return step._replace(action=tf.nest.map_structure(np.asarray, step.action),
+                                 info=tf.nest.map_structure(np.asarray, step.info))
+
+    return BatchedPyTFEagerPolicy
 
 
 def check_policy_matches(env: Any, policy: Any) -> None:
