@@ -118,16 +118,17 @@ def _named_mistake(value: float, right: float, mistakes: list[tuple[float, str]]
 
 @graded
 def target_entropy(answer: Any, agent: Any) -> Feedback:
-    """Lesson 03: the learner's prediction of ``agent._target_entropy``.
+    """Lesson 03: the learner's prediction of the target entropy ``SacAgent`` chooses by itself.
 
-    The reference is the agent's own attribute: ``SacAgent`` sets it in ``__init__`` from
-    ``_get_default_target_entropy`` when no ``target_entropy`` is given.
+    The reference is what the agent's own ``_get_default_target_entropy`` returns for its
+    action spec: the value ``SacAgent`` uses when no ``target_entropy`` is given, whatever
+    the lesson passed to this agent.
     """
     value = one_number(answer)
     if value is None:
         return Feedback(False, _("Not yet: write your prediction as a number, in place of the "
                                  "..."))
-    right = float(agent._target_entropy)
+    right = float(agent._get_default_target_entropy(agent.action_spec))
     actions = float(sum(size_of(spec) for spec in _flat(agent.action_spec)))
     observations = float(sum(size_of(spec) for spec in _flat(agent.time_step_spec.observation)))
     if _same(value, right):
