@@ -40,6 +40,14 @@ def test_ms_per_iteration_leaves_evaluation_out():
     assert bench.ms_per_iteration(report) == pytest.approx(2.0)
 
 
+def test_ms_per_env_step_divides_by_the_environment_steps_of_the_run():
+    lesson = {"loop_seconds": 50.0, "eval_seconds": 10.0, "iterations": 4_000, "env_steps": 8_000}
+    assert bench.ms_per_env_step(lesson) == pytest.approx(5.0)
+    assert bench.ms_per_iteration(lesson) == pytest.approx(10.0)
+    published = {"loop_seconds": 50.0, "eval_seconds": 10.0, "iterations": 4_000}  # one step each
+    assert bench.ms_per_env_step(published) == pytest.approx(10.0)
+
+
 def test_the_table_aligns_its_columns_and_has_a_markdown_form():
     rows = [bench.Row("02 DQN", "cpu seed 42: final average return", "200.0"),
             bench.Row("all", "localization build", "3.1 s")]
@@ -90,10 +98,14 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert re.fullmatch(r"loop [\d.]+ s \(evaluation [\d.]+ s\); whole [\d.]+ s",
                         values["02 DQN", "cpu lesson, 400 environment steps, 2 evaluations"])
     assert re.fullmatch(r"[\d.]+ times", values["02 DQN", "cpu published tutorial / whole lesson"])
-    label = "ms per iteration over 200 iterations, evaluation excluded"
-    assert float(values["03 SAC", f"cpu published tutorial: {label}"]) > 0
-    assert float(values["03 SAC", f"cpu lesson: {label}"]) > 0
-    assert re.fullmatch(r"[\d.]+ times", values["03 SAC", "cpu published tutorial / lesson, ms per iteration"])
+    assert float(values["03 SAC", "cpu seed 7: ms per environment step, evaluation excluded"]) > 0
+    label = "ms per environment step, evaluation excluded"
+    assert float(values["03 SAC", f"cpu published tutorial, 200 environment steps and gradient steps: {label}"]) > 0
+    assert float(values["03 SAC", f"cpu lesson, 400 environment steps and 200 gradient steps: {label}"]) > 0
+    assert re.fullmatch(r"[\d.]+ times", values[
+        "03 SAC", "cpu published tutorial / lesson, ms per environment step (the lesson takes 1 gradient step per 2)"])
+    assert float(values["03 SAC", f"cpu lesson at 1 gradient step per environment step, 200 of each: {label}"]) > 0
+    assert re.fullmatch(r"[\d.]+ times", values["03 SAC", "cpu published tutorial / lesson at equal work"])
     for command in ("status", "check"):
         assert re.fullmatch(r"[\d.]+ s", values["all", f"course l10n {command} (a new process, median of 3)"])
 

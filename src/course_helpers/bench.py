@@ -10,13 +10,15 @@ Groups of figures (``--only`` picks some):
 
 - ``dqn``: lesson 02 in full mode, once per seed: training plus evaluation, time to the
   first average return of 195, the final return, peak memory.
-- ``sac``: lesson 03 in full mode, once per SAC seed (one by default: a run takes 35
-  to 40 minutes): ms per iteration (without evaluation), evaluation time, the return after
-  20,000, 100,000 and all iterations, when the robot first walks, peak memory.
+- ``sac``: lesson 03 in full mode, once per SAC seed (one by default: a run takes about
+  half an hour): ms per iteration and per environment step (without evaluation),
+  evaluation time, the return after 20,000, 100,000 and all iterations, when the robot
+  first walks, peak memory.
 - ``baseline``: the published TF-Agents tutorials, written out as plain scripts in
   ``benchmarks/published/``, beside the lessons in the same run: the DQN tutorial in full
   (its 20 evaluations of 10 episodes included) against the whole of lesson 2, and the SAC
-  tutorial's ms per iteration against lesson 3's, over ``--baseline-iterations``.
+  tutorial's ms per environment step against lesson 3's, over ``--baseline-iterations``,
+  at the lesson's ratio of gradient steps to environment steps and at the tutorial's.
 - ``quick``: each lesson executed in quick mode, as CI runs it.
 - ``l10n``: extracting, merging and building every translation, in a scratch copy, and
   how long ``course l10n status`` and ``check`` take as a translator runs them.
@@ -81,6 +83,9 @@ _loop = [e for e in _bench_evals if e[0] >= _bench_t0]
 _report = {
     "peak_memory_mb": _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1024,
     "iterations": int(dict(hp).get("num_env_steps", dict(hp).get("num_iterations"))),
+    # Lesson 3 counts iterations of one gradient step and collect_steps_per_iteration steps.
+    "env_steps": int(dict(hp).get("num_env_steps")
+                     or dict(hp)["num_iterations"] * dict(hp).get("collect_steps_per_iteration", 1)),
     "loop_seconds": _bench_t1 - _bench_t0,
     "eval_seconds": sum(end - start for start, end, _ in _loop),
     "evaluations": [[int(step), end - _bench_t0, value]
@@ -168,6 +173,12 @@ def ms_per_iteration(report: dict[str, Any]) -> float:
     return 1000 * (report["loop_seconds"] - report["eval_seconds"]) / report["iterations"]
 
 
+def ms_per_env_step(report: dict[str, Any]) -> float:
+    """Training time per environment step, evaluation excluded. The published tutorials take
+    one environment step per iteration; lesson 3 takes ``collect_steps_per_iteration``."""
+    return 1000 * (report["loop_seconds"] - report["eval_seconds"]) / report.get("env_steps", report["iterations"])
+
+
 def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
              environment: dict[str, str], hyperparameters: str = "") -> list[Row]:
     lesson, rows, reached, walls = "02 DQN", [], [], []
@@ -200,7 +211,9 @@ def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
 
 def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: str,
              environment: dict[str, str], hyperparameters: str = "") -> list[Row]:
-    """Lesson 03 once per seed; each run takes 35 to 40 minutes in full mode, hence one seed by default."""
+    """Lesson 03 once per seed; each run takes about half an hour in full mode, hence one
+    seed by default. An iteration is one gradient step and ``collect_steps_per_iteration``
+    environment steps; the rows give both counts."""
     lesson, rows, walked_after = "03 SAC", [], []
     # A short run still records its training curves ten times.
     overrides = ",".join(filter(None, [
@@ -210,10 +223,17 @@ def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: 
         report = run_instrumented("03", _SAC_CELLS, quick=quick, seed=seed,
                                   hyperparameters=overrides, environment=environment)
         evaluations, label = report["evaluations"], f"{device} seed {seed}:"
+        per_iteration = report["env_steps"] // report["iterations"]
+
+        def steps(iteration: int) -> str:
+            return f"{iteration:,} iterations ({iteration * per_iteration:,} environment steps)"
+
         rows += [
             Row(lesson, f"{label} ms per iteration, evaluation excluded",
                 f"{ms_per_iteration(report):.2f}"),
-            Row(lesson, f"{label} training loop, {report['iterations']:,} iterations",
+            Row(lesson, f"{label} ms per environment step, evaluation excluded",
+                f"{ms_per_env_step(report):.2f}"),
+            Row(lesson, f"{label} training loop, {steps(report['iterations'])}",
                 f"{report['loop_seconds'] / 60:.1f} min (evaluation {report['eval_seconds']:.0f} s)"),
         ]
         for step in sorted({20_000, 100_000, report["iterations"]}):
@@ -223,12 +243,12 @@ def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: 
         best = max(evaluations, key=lambda e: e[2], default=None)
         if best:
             rows.append(Row(lesson, f"{label} best average return",
-                            f"{best[2]:.2f} at {best[0]:,} iterations, {best[1] / 60:.1f} min"))
+                            f"{best[2]:.2f} at {steps(best[0])}, {best[1] / 60:.1f} min"))
         walked = first_at(evaluations, 5.0)
         walked_after.append(walked[1] if walked else None)
         rows += [
             Row(lesson, f"{label} first average return >= 5 (walking)",
-                f"{walked[0]:,} iterations, {walked[1] / 60:.1f} min" if walked else "not reached"),
+                f"{steps(walked[0])}, {walked[1] / 60:.1f} min" if walked else "not reached"),
             Row(lesson, f"{label} return against time (iterations, min, return)",
                 "; ".join(f"{s:,}, {t / 60:.1f}, {v:.2f}" for s, t, v in evaluations)),
             Row(lesson, f"{label} alpha and entropy at each evaluation (iterations, alpha, entropy)",
@@ -302,24 +322,38 @@ def dqn_baseline_rows(quick: bool, device: str, environment: dict[str, str]) -> 
 def sac_baseline_rows(quick: bool, iterations: int, device: str,
                       environment: dict[str, str]) -> list[Row]:
     """``iterations`` iterations of the SAC tutorial's loop and of lesson 3's, after the same
-    10,000 random steps, with no evaluation inside them, for the ms per iteration (tracing
-    included).
+    10,000 random steps, with no evaluation inside them, for the ms per environment step
+    (tracing included). The tutorial takes one gradient step per environment step, the
+    lesson one per ``collect_steps_per_iteration``; a third run gives the lesson the
+    tutorial's ratio (and its former 10 iterations per call), for a comparison at equal work.
     """
     sac_iterations = 200 if quick else iterations
     initial = 300 if quick else 10_000
     published = run_published("sac_tutorial", [
         "--iterations", str(sac_iterations), "--initial-collect-steps", str(initial),
         "--eval-interval", "0", "--eval-episodes", "1" if quick else "20"], environment)
+    # log_interval: the lesson plots its training curves, which needs at least one point.
     overrides = (f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
-                 f"initial_collect_steps={initial}")
+                 f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}")
     lesson = run_instrumented("03", _SAC_CELLS, quick=quick, hyperparameters=overrides,
                               environment=environment)
-    label = f"ms per iteration over {sac_iterations:,} iterations, evaluation excluded"
+    equal_work = run_instrumented(
+        "03", _SAC_CELLS, quick=quick, environment=environment,
+        hyperparameters=overrides + ",collect_steps_per_iteration=1,steps_per_call=10")
+    ratio = lesson["env_steps"] // lesson["iterations"]
+    label = "ms per environment step, evaluation excluded"
     return [
-        Row("03 SAC", f"{device} published tutorial: {label}", f"{ms_per_iteration(published):.2f}"),
-        Row("03 SAC", f"{device} lesson: {label}", f"{ms_per_iteration(lesson):.2f}"),
-        Row("03 SAC", f"{device} published tutorial / lesson, ms per iteration",
-            f"{ms_per_iteration(published) / ms_per_iteration(lesson):.1f} times"),
+        Row("03 SAC", f"{device} published tutorial, {sac_iterations:,} environment steps "
+            f"and gradient steps: {label}", f"{ms_per_env_step(published):.2f}"),
+        Row("03 SAC", f"{device} lesson, {lesson['env_steps']:,} environment steps and "
+            f"{lesson['iterations']:,} gradient steps: {label}", f"{ms_per_env_step(lesson):.2f}"),
+        Row("03 SAC", f"{device} published tutorial / lesson, ms per environment step "
+            f"(the lesson takes 1 gradient step per {ratio})",
+            f"{ms_per_env_step(published) / ms_per_env_step(lesson):.1f} times"),
+        Row("03 SAC", f"{device} lesson at 1 gradient step per environment step, "
+            f"{sac_iterations:,} of each: {label}", f"{ms_per_env_step(equal_work):.2f}"),
+        Row("03 SAC", f"{device} published tutorial / lesson at equal work",
+            f"{ms_per_env_step(published) / ms_per_env_step(equal_work):.1f} times"),
         Row("03 SAC", f"{device} peak memory: published tutorial; lesson",
             f"{published['peak_memory_mb']:.0f} MiB; {lesson['peak_memory_mb']:.0f} MiB"),
     ]
