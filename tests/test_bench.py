@@ -184,3 +184,33 @@ def test_pin_to_cpus_limits_the_process_and_refuses_impossible_counts():
     assert result.stdout.split()[-1] == "1", result.stderr
     with pytest.raises(ValueError, match="--cpus takes a number from 1 to"):
         bench.pin_to_cpus(0)
+
+
+def test_the_cores_group_runs_each_lesson_on_every_core_then_on_one_and_restores_the_process(monkeypatch):
+    import os
+
+    available = sorted(os.sched_getaffinity(0))
+    if len(available) < 2:
+        pytest.skip("needs two cores")
+    seen = []
+
+    def fake_run(lesson, cells, **kwargs):
+        # The kernel a run starts inherits this affinity.
+        seen.append((lesson, len(os.sched_getaffinity(0))))
+        seconds = 20.0 if len(os.sched_getaffinity(0)) > 1 else 34.0
+        return {"seconds": seconds, "loop_seconds": seconds / 2, "eval_seconds": 1.0,
+                "iterations": 1000, "env_steps": 2000}
+
+    monkeypatch.setattr(bench, "run_instrumented", fake_run)
+    rows = {row.figure: row.value for row in bench.cores_rows(False, 1000, "cpu", {})}
+    assert seen == [("02", len(available)), ("03", len(available)), ("02", 1), ("03", 1)]
+    assert sorted(os.sched_getaffinity(0)) == available
+    assert rows[f"cpu whole lesson, 1 core / {len(available)} cores"] == "1.70 times"
+    assert rows[f"cpu ms per iteration, 1 core / {len(available)} cores"] == "1.78 times"  # (17 - 1) / (10 - 1)
+    assert rows["cpu 1 core: 1,000 iterations (2,000 environment steps): ms per iteration, evaluation excluded"] == "16.00"
+
+
+def test_the_cores_group_says_why_it_skips_a_process_pinned_to_one_core(monkeypatch):
+    monkeypatch.setattr(bench.os, "sched_getaffinity", lambda pid: {0})
+    [row] = bench.cores_rows(False, 1000, "cpu", {})
+    assert "skipped" in row.value and "--cpus 1" in row.value

@@ -19,6 +19,9 @@ Groups of figures (``--only`` picks some):
   (its 20 evaluations of 10 episodes included) against the whole of lesson 2, and the SAC
   tutorial's ms per environment step against lesson 3's, over ``--baseline-iterations``,
   at the lesson's ratio of gradient steps to environment steps and at the tutorial's.
+- ``cores``: one core beside all of them, in the same run: lesson 2 as a whole and lesson 3's
+  ms per iteration over ``--baseline-iterations``, first on every core this process may
+  use, then pinned to one; the ratio estimates Binder's pace from the course machine's.
 - ``quick``: each lesson executed in quick mode, as CI runs it.
 - ``l10n``: extracting, merging and building every translation, in a scratch copy, and
   how long ``course l10n status`` and ``check`` take as a translator runs them.
@@ -57,7 +60,7 @@ from typing import Any
 
 from course_helpers import lessons
 
-GROUPS = ("dqn", "sac", "baseline", "quick", "l10n", "colab")
+GROUPS = ("dqn", "sac", "baseline", "cores", "quick", "l10n", "colab")
 
 # Run before a lesson's training cells: wraps its evaluation function so each call's
 # start, end and result are recorded.
@@ -359,6 +362,49 @@ def sac_baseline_rows(quick: bool, iterations: int, device: str,
     ]
 
 
+def cores_rows(quick: bool, iterations: int, device: str,
+               environment: dict[str, str]) -> list[Row]:
+    """Lesson 2 as a whole and ``iterations`` of lesson 3's loop, on every core this process
+    may use and then on one (kernels inherit the process's CPU affinity)."""
+    available = sorted(os.sched_getaffinity(0))
+    if len(available) < 2:
+        return [Row("--", f"{device} one core against {len(available)}",
+                    "skipped: this process may use only one core (was it started with --cpus 1?)")]
+    sac_iterations = 200 if quick else iterations
+    initial = 300 if quick else 10_000
+    overrides = (f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
+                 f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}")
+    runs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for cores in (available, available[:1]):
+        os.sched_setaffinity(0, cores)
+        try:
+            runs[len(cores)] = (
+                run_instrumented("02", _DQN_CELLS, quick=quick, environment=environment),
+                run_instrumented("03", _SAC_CELLS, quick=quick, hyperparameters=overrides,
+                                 environment=environment))
+        finally:
+            os.sched_setaffinity(0, available)
+    many, one = len(available), 1
+    rows = []
+    for count in (many, one):
+        dqn, sac = runs[count]
+        cores = f"{count} core{'s' if count > 1 else ''}"
+        rows += [
+            Row("02 DQN", f"{device} {cores}: whole lesson, {dqn['iterations']:,} environment steps",
+                _loop_and_whole(dqn)),
+            Row("03 SAC", f"{device} {cores}: {sac['iterations']:,} iterations "
+                f"({sac['env_steps']:,} environment steps): ms per iteration, evaluation excluded",
+                f"{ms_per_iteration(sac):.2f}"),
+        ]
+    rows += [
+        Row("02 DQN", f"{device} whole lesson, 1 core / {many} cores",
+            f"{runs[one][0]['seconds'] / runs[many][0]['seconds']:.2f} times"),
+        Row("03 SAC", f"{device} ms per iteration, 1 core / {many} cores",
+            f"{ms_per_iteration(runs[one][1]) / ms_per_iteration(runs[many][1]):.2f} times"),
+    ]
+    return rows
+
+
 def quick_rows(names: Sequence[str]) -> list[Row]:
     """Each lesson in quick mode on this stack (the pinned one: Binder and local)."""
     rows = []
@@ -514,7 +560,7 @@ def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4
             rows.append(row)
             emit(row)
 
-    needs_device = {"dqn", "sac", "baseline"} & set(only)
+    needs_device = {"dqn", "sac", "baseline", "cores"} & set(only)
     for device, environment in devices() if needs_device else []:
         if "dqn" in only:
             add(dqn_rows(seeds, quick, device, environment, hyperparameters))
@@ -522,6 +568,8 @@ def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4
             add(sac_rows(sac_seeds, quick, sac_iterations, device, environment, hyperparameters))
         if "baseline" in only:
             add(baseline_rows(quick, baseline_iterations, device, environment))
+        if "cores" in only:
+            add(cores_rows(quick, baseline_iterations, device, environment))
     if "quick" in only:
         add(quick_rows(lessons_for_quick or lessons.lesson_names()))
     if "l10n" in only:

@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
                             "replay_buffer_capacity=100000,gamma=0.98")
     bench.add_argument("--baseline-iterations", type=int, default=10_000,
                        help="SAC iterations of the published loop and of the lesson, for the "
-                            "ms per iteration of each (default: 10000)")
+                            "ms per iteration of each, in the baseline and cores groups "
+                            "(default: 10000)")
     bench.add_argument("--colab-python", default="3.13",
                        help="Python versions of the Colab-like profiles the colab group "
                             "measures, e.g. 3.13,3.12 (default: 3.13)")
