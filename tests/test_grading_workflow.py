@@ -4,7 +4,10 @@ generate -> release -> students fetch and submit -> collect (and receive a folde
 zip_collect) -> `course grade` (autograde, each submission alone and confined) -> export
 to CSV -> generate feedback. The submissions (tests/grading/fixtures.py) include a crash,
 an infinite loop, a memory hog, deleted, edited and tampered test cells, megabytes of
-output and a write outside the student's folder. Takes about five minutes.
+output and a write outside the student's folder, and hostile code: a gradebook opened with
+SQLite, the course's files read and printed, a shell child writing into other students'
+folders, a child that would outlive grading, a fork bomb and a network connection to the
+grader's machine. Takes about seven minutes.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ import csv
 import hashlib
 import os
 import shutil
+import socket
+import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import nbformat
@@ -23,6 +29,7 @@ import pytest
 from course_helpers import exercises
 from course_helpers.grading import grade
 from course_helpers.i18n import translator
+from grading import fixtures
 from grading.fixtures import CASES, MAX_SCORE, POINTS
 
 pytestmark = pytest.mark.notebook
@@ -52,8 +59,54 @@ def digest(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def gradebook_rows(course: Path) -> dict[str, list[tuple]]:
+    """Every table of the gradebook and its rows, sorted."""
+    with sqlite3.connect(course / "gradebook.db") as db:
+        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {name: sorted(db.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr)
+                for name in tables}
+
+
+# Tables that autograding fills: the rest is the instructor's and must not change.
+GRADING_TABLES = {"student", "submitted_assignment", "submitted_notebook", "grade", "comment"}
+
+
+def orphans() -> list[str]:
+    """Command lines of running processes that hostile code left behind."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if fixtures.ORPHAN in text or "bomb()" in text:
+            found.append(text)
+    return found
+
+
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def listener():
+    """A port on this machine that a submission tries to send its notebook to."""
+    server = socket.create_server(("127.0.0.1", 0))
+    received: list[bytes] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            with connection:
+                received.append(connection.recv(65536))
+
+    threading.Thread(target=accept, daemon=True).start()
+    fixtures.NETWORK["port"] = server.getsockname()[1]
+    yield received
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory, listener):
     base = tmp_path_factory.mktemp("grading")
     course, exchange = base / "course", base / "exchange"
     exchange.mkdir()
@@ -90,12 +143,16 @@ def course(tmp_path_factory):
         nbgrader("collect", assignment, cwd=course)
         nbgrader("zip_collect", assignment, cwd=course)
     before = digest(course / "submitted")
+    gradebook_before = gradebook_rows(course)
     reports = {language: course_cli("grade", f"{LESSON}-{language}", "--course", str(course))
                for language in ("en", "fr")}
+    left_running = orphans()
+    gradebook_after = gradebook_rows(course)
     nbgrader("export", cwd=course)
     for language in ("en", "fr"):
         nbgrader("generate_feedback", f"{LESSON}-{language}", cwd=course)
-    return {"path": course, "reports": reports, "before": before}
+    return {"path": course, "reports": reports, "before": before, "orphans": left_running,
+            "gradebook": (gradebook_before, gradebook_after), "received": list(listener)}
 
 
 def test_every_student_was_collected(course):
@@ -217,3 +274,71 @@ def test_a_submission_that_outlives_its_time_is_stopped_and_recorded_as_zero(cou
     assert f"0 / {MAX_SCORE:g}" in line and "timed out" in line and notes[-1] == "stopped after 1 s"
     assert not list(course["path"].parent.rglob("escaped.txt"))
     assert digest(course["path"] / "submitted") == course["before"]
+
+
+def test_the_gradebook_changes_only_by_the_grades_though_a_submission_opened_it(course):
+    before, after = course["gradebook"]
+    assert sorted(after) == sorted(before)  # no table added ("pwned") or dropped
+    for table in set(before) - GRADING_TABLES:
+        assert after[table] == before[table], table
+    assert len(after["grade"]) > len(before["grade"])  # and grading did write its grades
+    with sqlite3.connect(course["path"] / "gradebook.db") as db:
+        assert db.execute("SELECT count(*) FROM grade WHERE manual_score = 100").fetchone() == (0,)
+
+
+def test_nothing_of_the_course_or_of_another_student_reaches_a_graded_notebook_or_feedback(course):
+    pages = list((course["path"] / "feedback").rglob("*.html"))
+    graded = list((course["path"] / "autograded").rglob("*.ipynb"))
+    assert pages and graded
+    for path in pages + graded:
+        text = path.read_text(errors="replace")
+        for secret in fixtures.SECRETS:
+            if secret == fixtures.ANA_WORDS and "/ana/" in str(path):
+                continue  # her own words, in her own notebook and page
+            assert secret not in text, (secret, path)
+    # The reader found only its own folder: the copy of its notebook grading works on.
+    noah = nbformat.read(course["path"] / "autograded" / "noah" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4)
+    printed = "".join(o.get("text", "") for c in noah.cells for o in c.get("outputs", []))
+    assert "gradebook.db" not in printed and "nbgrader_config.py" not in printed
+
+
+def test_a_shell_child_cannot_write_into_another_students_folders(course):
+    assert not list(course["path"].rglob("olga-was-here.txt"))
+
+
+def test_no_process_a_submission_started_outlives_its_grading(course):
+    assert course["orphans"] == []
+
+
+def test_a_submission_cannot_reach_the_graders_machine_over_the_network(course):
+    assert course["received"] == []
+    sami = nbformat.read(course["path"] / "autograded" / "sami" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4)
+    printed = "".join(o.get("text", "") for c in sami.cells for o in c.get("outputs", []))
+    assert "network:" in printed
+
+
+def test_a_fork_bomb_is_contained_and_the_next_student_is_graded_as_usual(course):
+    line, notes = report_of(course["reports"]["en"], "ravi")
+    assert f"{MAX_SCORE:g} / {MAX_SCORE:g}" in line and "graded" in line and notes == []
+    line, _ = report_of(course["reports"]["en"], "sami")  # graded right after ravi
+    assert f"{MAX_SCORE:g} / {MAX_SCORE:g}" in line
+
+
+def test_the_report_says_which_sandbox_graded(course):
+    first = course["reports"]["en"].splitlines()[0]
+    assert first.startswith("sandbox: bubblewrap")
+
+
+def test_grading_without_the_sandbox_needs_the_flag_and_is_marked(course, tmp_path):
+    # Without bwrap on PATH, nothing is graded, and the message says what to install.
+    refused = subprocess.run([sys.executable, "-m", "course_helpers.cli", "grade", f"{LESSON}-en",
+                              "--course", str(course["path"]), "--student", "ana"],
+                             capture_output=True, text=True,
+                             env={**os.environ, "PATH": str(Path(sys.executable).parent)})
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "nothing was graded" in refused.stderr and "apt-get install bubblewrap" in refused.stderr
+    out = course_cli("grade", f"{LESSON}-en", "--course", str(course["path"]), "--student", "ana",
+                     "--unsandboxed")
+    assert out.splitlines()[0] == "sandbox: none (--unsandboxed)"
+    line, notes = report_of(out, "ana")
+    assert f"{MAX_SCORE:g} / {MAX_SCORE:g}" in line and notes == [grade.UNSANDBOXED_NOTE]

@@ -109,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--student", action="append", help="only this student (repeatable)")
     grade.add_argument("--timeout", type=float, default=1800,
                        help="seconds one submission may take in all (default 1800)")
+    grade.add_argument("--unsandboxed", action="store_true",
+                       help="grade without the sandbox where it cannot start (macOS, no user "
+                            "namespaces): student code can then read and change the course; "
+                            "the report marks every submission graded so")
     validate = commands.add_parser(
         "validate", help="run a notebook's tests as the grader will, and say so in its language")
     validate.add_argument("notebook", type=Path)
@@ -163,9 +167,15 @@ def _grading(args: argparse.Namespace) -> int:
               f"{assignment.assignment_id(lesson, args.lang)}")
         return 0
     if args.command == "grade":
-        outcomes = grade.grade_all(args.course.resolve(), args.assignment, only=args.student,
-                                   timeout=args.timeout)
-        print(grade.report(outcomes))
+        try:
+            outcomes = grade.grade_all(args.course.resolve(), args.assignment, only=args.student,
+                                       timeout=args.timeout, unsandboxed=args.unsandboxed)
+        except grade.SandboxUnavailable as error:
+            print(error, file=sys.stderr)
+            return 2
+        sandbox = ("sandbox: none (--unsandboxed)" if args.unsandboxed
+                   else grade.sandbox_description())
+        print(grade.report(outcomes, sandbox))
         return 0
     passed, report = validate.validate(args.notebook)
     print(report)

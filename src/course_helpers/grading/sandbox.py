@@ -91,7 +91,7 @@ def _drop_to(user: str, folders: Iterable[Path]) -> None:
 
 
 def confine(*, cpu_seconds: int, memory_mb: int, file_mb: int, user: str | None = None,
-            quick: bool = True, language: str = "en") -> None:
+            processes: int | None = None, quick: bool = True, language: str = "en") -> None:
     """Confine this process (a grading kernel) to the current folder; see the module doc.
 
     Any failure ends the process at once: a kernel that could not be confined must not
@@ -112,6 +112,8 @@ def confine(*, cpu_seconds: int, memory_mb: int, file_mb: int, user: str | None 
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20,) * 2)
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_mb * 2**20,) * 2)
+        if processes is not None:  # in a user namespace, this counts the sandbox's own
+            resource.setrlimit(resource.RLIMIT_NPROC, (processes,) * 2)
         _ = translator(language)
         message = _(
             "Grading: a notebook may write files only inside its own folder; writing to "

@@ -19,6 +19,8 @@ from course_helpers.i18n import check_language, translator
 #: Set by ``course grade`` for each assignment, so that texts nbgrader writes while
 #: autograding (a note on a test cell put back) follow that assignment's language.
 LANGUAGE_VARIABLE = "COURSE_GRADING_LANGUAGE"
+#: Set to 1 by ``course grade --unsandboxed``: kernels start without bubblewrap.
+UNSANDBOXED_VARIABLE = "COURSE_GRADING_UNSANDBOXED"
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -45,11 +47,14 @@ def success_message(language: str) -> str:
 
 def apply(c: Any, *, root: Path, course_id: str, language: str, exchange: str | None = None,
           cell_timeout: int = 120, cpu_seconds: int = 900, memory_mb: int = 8192,
-          file_mb: int = 256, user: str | None = None, quick: bool = True) -> None:
+          file_mb: int = 256, processes: int = 512, user: str | None = None,
+          quick: bool = True) -> None:
     """Configure nbgrader (``c``, from ``get_config()``) for this course.
 
     ``language`` is the course's default; each assignment's own language, recorded by
     ``course assignment``, wins where nbgrader lets it (feedback, autograde notes).
+    Each submission's kernel runs in a sandbox (:mod:`course_helpers.grading.kernel`)
+    unless :data:`UNSANDBOXED_VARIABLE` is set.
     """
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.converters.autograde import Autograde
@@ -77,12 +82,25 @@ def apply(c: Any, *, root: Path, course_id: str, language: str, exchange: str | 
     # released notebook reads exactly like the lesson.
     c.ClearSolutions.code_stub = {"python": ""}
 
-    # Each student's notebook runs in its own kernel, confined before the first cell.
+    # Each student's notebook runs in its own kernel, in a sandbox (bubblewrap, and a
+    # control group where grading may make one), confined again before the first cell.
+    sandboxed = os.environ.get(UNSANDBOXED_VARIABLE) != "1"
+    if sandboxed:
+        c.Execute.kernel_manager_class = "course_helpers.grading.kernel.SandboxedKernelManager"
+        c.SandboxedKernelManager.memory_mb = memory_mb
+        c.SandboxedKernelManager.processes = processes
+        c.SandboxedKernelManager.cpu_seconds = cpu_seconds
+        c.SandboxedKernelManager.user = user or ""
+        c.SandboxedKernelManager.private = [str(Path(root).resolve())]
     c.Execute.timeout = cell_timeout
     c.Execute.interrupt_on_timeout = True
+    # In the sandbox, the kernel is started as ``user`` (it cannot switch users itself),
+    # and its process limit counts the whole sandbox; outside, it counts all of the
+    # grader's processes, so it is not set.
     c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=" + repr([sandbox.startup_line(
-        cpu_seconds=cpu_seconds, memory_mb=memory_mb, file_mb=file_mb, user=user, quick=quick,
-        language=language)])]
+        cpu_seconds=cpu_seconds, memory_mb=memory_mb, file_mb=file_mb,
+        user=None if sandboxed else user, processes=processes if sandboxed else None,
+        quick=quick, language=language)])]
     c.Execute.error_on_timeout = {
         "ename": "CellTimeoutError", "evalue": "",
         "traceback": [_("CellTimeoutError: this cell ran longer than {seconds} s and was "

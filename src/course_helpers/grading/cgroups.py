@@ -1,0 +1,200 @@
+"""A Linux control group per grading kernel: limits that hold for the whole sandbox.
+
+Resource limits set with ``setrlimit`` count one process at a time, so a submission that
+starts children multiplies them. A control group counts the kernel and every process it
+starts together: its memory (``memory.max``, or ``memory.limit_in_bytes`` in the older
+cgroup v1 layout), its processes and threads (``pids.max``) and its CPU time (read from
+``cpu.stat`` or ``cpuacct.usage``; a watcher kills the whole group when it exceeds the
+limit, since the kernel offers a CPU-time rate limit but no total).
+
+Making a control group needs write access to ``/sys/fs/cgroup``: root has it, other users
+usually not. :func:`create` returns None where it cannot make one, and :func:`unavailable`
+says why; grading then keeps the per-process limits of
+:mod:`course_helpers.grading.sandbox` and bubblewrap's process-number namespace.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+# cgroup v1: one hierarchy per controller (cpu and cpuacct are often one, "cpu,cpuacct").
+V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+# The cpu controller, where there is one, makes the sandbox share the processor with the
+# grader as one group, however many processes a submission starts.
+V1_OPTIONAL = ("cpu",)
+
+# Puts its own process into each control group named, then becomes the command.
+_ENTER = ('n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 70; shift; '
+          'n=$((n - 1)); done; exec "$@"')
+
+
+def version() -> int | None:
+    """2 for the unified hierarchy, 1 for the older per-controller layout, None for none."""
+    if (ROOT / "cgroup.controllers").exists():
+        return 2
+    if all((ROOT / name / "cgroup.procs").exists() for name in V1_CONTROLLERS):
+        return 1
+    return None
+
+
+@dataclass
+class Group:
+    """One control group (one folder per hierarchy in cgroup v1) and its CPU watcher."""
+
+    folders: list[Path]
+    version: int
+    cpu_seconds: float
+    killed_for_cpu: bool = False
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def enter_command(self, command: Sequence[str]) -> list[str]:
+        """``command``, started inside this group before it runs anything."""
+        procs = [str(folder / "cgroup.procs") for folder in self.folders]
+        return ["/bin/sh", "-c", _ENTER, "sh", str(len(procs)), *procs, *command]
+
+    def cpu_usage(self) -> float:
+        """CPU seconds used by every process that has been in the group."""
+        try:
+            if self.version == 2:
+                for line in (self.folders[0] / "cpu.stat").read_text().splitlines():
+                    if line.startswith("usage_usec "):
+                        return int(line.split()[1]) / 1e6
+                return 0.0
+            cpuacct = self.folders[V1_CONTROLLERS.index("cpuacct")]  # before any co-mounted cpu
+            return int((cpuacct / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return 0.0
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for folder in self.folders:
+            try:
+                found.update(int(p) for p in (folder / "cgroup.procs").read_text().split())
+            except OSError:
+                pass
+        return found
+
+    def kill(self) -> None:
+        """SIGKILL every process in the group, until none is left (at most 5 s)."""
+        if self.version == 2 and (self.folders[0] / "cgroup.kill").exists():
+            try:
+                (self.folders[0] / "cgroup.kill").write_text("1")
+            except OSError:
+                pass
+        deadline = time.monotonic() + 5
+        while (left := self.pids()) and time.monotonic() < deadline:
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.05)
+
+    def watch(self, interval: float = 0.5) -> None:
+        """Kill the group once its CPU time passes ``cpu_seconds`` (in a daemon thread)."""
+        def run() -> None:
+            while not self._stop.wait(interval):
+                if self.cpu_usage() > self.cpu_seconds:
+                    self.killed_for_cpu = True
+                    self.kill()
+                    return
+        threading.Thread(target=run, name="course-grading-cpu-watch", daemon=True).start()
+
+    def destroy(self) -> None:
+        """Kill what is left and remove the group's folders."""
+        self._stop.set()
+        self.kill()
+        for folder in self.folders:
+            for _ in range(50):  # a killed process leaves the group once it is reaped
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.05)
+
+
+def _v1_parent(controller: str) -> Path:
+    """This process's own group in one v1 hierarchy (``/proc/self/cgroup``)."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, names, path = line.split(":", 2)
+        if controller in names.split(","):
+            parent = ROOT / controller / path.lstrip("/")
+            if parent.is_dir():
+                return parent
+    return ROOT / controller
+
+
+def unavailable() -> str | None:
+    """Why no control group can be made here (None when one can)."""
+    found = version()
+    if found is None:
+        return "this system has no cgroup file system at /sys/fs/cgroup"
+    probe = ROOT / f"course-grading-probe-{uuid.uuid4().hex[:8]}"
+    if found == 1:
+        probe = _v1_parent("pids") / probe.name
+    try:
+        probe.mkdir()
+    except OSError as error:
+        return f"grading cannot create a control group ({error.strerror}: {probe.parent}); run it as root"
+    try:
+        if found == 2:
+            enabled = (ROOT / "cgroup.subtree_control").read_text().split()
+            missing = {"memory", "pids"} - set(enabled)
+            if missing:
+                return (f"the control groups under {ROOT} lack the controllers "
+                        f"{', '.join(sorted(missing))}")
+    finally:
+        probe.rmdir()
+    return None
+
+
+def create(*, memory_mb: int, processes: int, cpu_seconds: float) -> Group | None:
+    """A new group with these limits, its CPU watcher running; None where none can be made."""
+    if unavailable() is not None:
+        return None
+    name = f"course-grading-{uuid.uuid4().hex[:12]}"
+    found = version()
+    if found == 2:
+        folder = ROOT / name
+        folder.mkdir()
+        (folder / "memory.max").write_text(str(memory_mb * 2**20))
+        (folder / "pids.max").write_text(str(processes))
+        group = Group([folder], 2, cpu_seconds)  # (cpu.weight: one share, as in v1)
+    else:
+        folders = [_v1_parent(controller) / name for controller in V1_CONTROLLERS]
+        folders += [_v1_parent(controller) / name for controller in V1_OPTIONAL
+                    if (ROOT / controller / "cgroup.procs").exists()]
+        unique = []
+        for folder in folders:  # co-mounted controllers share one folder
+            if folder.resolve() not in [f.resolve() for f in unique]:
+                folder.mkdir()
+                unique.append(folder)
+        (folders[0] / "memory.limit_in_bytes").write_text(str(memory_mb * 2**20))
+        (folders[1] / "pids.max").write_text(str(processes))
+        group = Group(unique, 1, cpu_seconds)
+    group.watch()
+    return group
+
+
+def sweep(older_than: float = 60.0) -> None:
+    """Remove empty groups this module made that outlived their grader (killed for time)."""
+    if version() is None:
+        return
+    parents = [ROOT] if version() == 2 else [_v1_parent(c) for c in V1_CONTROLLERS]
+    for parent in parents:
+        for folder in parent.glob("course-grading-*"):
+            try:
+                if time.time() - folder.stat().st_mtime > older_than:
+                    folder.rmdir()  # refused while a process is inside
+            except OSError:
+                pass

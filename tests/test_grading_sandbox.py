@@ -1,0 +1,211 @@
+"""The grading sandbox: bubblewrap around each kernel, and a control group around bubblewrap.
+
+The whole workflow, with hostile submissions, is in test_grading_workflow.py; these tests
+check the pieces, and start a real sandboxed kernel on a tiny notebook.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_helpers.grading import bubblewrap, cgroups, grade, settings
+
+NO_SANDBOX = bubblewrap.problem()
+NO_CGROUP = cgroups.unavailable()
+
+
+def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_harmless_variables(tmp_path):
+    folder, sockets = tmp_path / "course" / "autograded" / "ana" / "a", tmp_path / "sockets"
+    folder.mkdir(parents=True)
+    sockets.mkdir()
+    command = bubblewrap.command(
+        ["python", "-m", "ipykernel_launcher", "-f", str(sockets / "kernel.json")],
+        folder=folder, sockets=sockets, readable=bubblewrap.python_paths(),
+        environment={"PATH": "/usr/bin", "COURSE_QUICK": "1", "AWS_SECRET_ACCESS_KEY": "x",
+                     "JPY_PARENT_PID": "1", "LC_ALL": "C.UTF-8"})
+    kernel = command[command.index("--") + 1:]
+    assert kernel[:3] == ["python", "-m", "ipykernel_launcher"]
+    options = command[:command.index("--")]
+    assert {"--unshare-all", "--die-with-parent", "--clearenv"} <= set(options)
+    writable = [options[i + 1] for i, o in enumerate(options) if o == "--bind"]
+    assert writable == [str(sockets), str(folder)]
+    assert str(tmp_path / "course") not in options  # the course itself is never mounted
+    assert options[options.index("--chdir") + 1] == str(folder)
+    assert str(Path(sys.prefix)) in options  # read-only
+    kept = {options[i + 1]: options[i + 2] for i, o in enumerate(options) if o == "--setenv"}
+    assert kept == {"PATH": "/usr/bin", "COURSE_QUICK": "1", "LC_ALL": "C.UTF-8"}
+
+
+def test_a_python_folder_that_holds_the_course_is_refused_with_the_fix(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    with pytest.raises(ValueError, match=r"would show .* to student code, and it holds .*course.*"
+                                         r"install the course environment outside"):
+        bubblewrap.check_readable([tmp_path], [course])
+    bubblewrap.check_readable([tmp_path / "venv"], [course])  # a sibling is fine
+
+
+def test_the_config_starts_kernels_in_the_sandbox_unless_grading_is_unsandboxed(tmp_path, monkeypatch):
+    from traitlets.config import Config
+
+    monkeypatch.delenv(settings.UNSANDBOXED_VARIABLE, raising=False)
+    config = Config()
+    settings.apply(config, root=tmp_path, course_id="c", language="en", memory_mb=2048,
+                   processes=300)
+    assert config.Execute.kernel_manager_class.endswith("kernel.SandboxedKernelManager")
+    assert config.SandboxedKernelManager.private == [str(tmp_path.resolve())]
+    assert config.SandboxedKernelManager.processes == 300
+    assert "'processes': 300" in config.Execute.extra_arguments[0]
+
+    monkeypatch.setenv(settings.UNSANDBOXED_VARIABLE, "1")
+    plain = Config()
+    settings.apply(plain, root=tmp_path, course_id="c", language="en")
+    assert "kernel_manager_class" not in plain.Execute
+    # Outside a sandbox, a process limit would count all of the grader's processes.
+    assert "'processes': None" in plain.Execute.extra_arguments[0]
+
+
+@pytest.mark.parametrize("why, expected", [
+    ("no bwrap", r"needs bubblewrap \(bwrap\), which is not installed\. Install bubblewrap: "
+                 r"`sudo apt-get install bubblewrap`"),
+    ("macOS", r"needs Linux namespaces, which darwin does not have.*--unsandboxed"),
+])
+def test_where_no_sandbox_can_start_nothing_is_graded_and_the_error_says_what_to_do(
+        tmp_path, monkeypatch, why, expected):
+    if why == "no bwrap":
+        monkeypatch.setattr(bubblewrap, "executable", lambda: None)
+    else:
+        monkeypatch.setattr(sys, "platform", "darwin")
+    with pytest.raises(grade.SandboxUnavailable, match=r"nothing was graded\. .*" + expected):
+        grade.grade_all(tmp_path, "01_replay_buffers-en")
+
+
+@pytest.mark.skipif(NO_CGROUP is not None, reason=f"no control group here: {NO_CGROUP}")
+def test_a_control_group_caps_the_processes_of_everything_inside_and_leaves_nothing(tmp_path):
+    group = cgroups.create(memory_mb=512, processes=20, cpu_seconds=60)
+    assert group is not None
+    # 100 sleepers in the background, then count how many exist.
+    script = "for i in $(seq 100); do sleep 30 2>/dev/null & done; sleep 1; ls /proc | grep -c '^[0-9]'"
+    started = subprocess.Popen(group.enter_command(["/bin/sh", "-c", script]), start_new_session=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 10
+    while _refused_forks(group) == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _refused_forks(group) > 0 and 10 < len(group.pids()) <= 20
+    group.destroy()
+    started.wait(timeout=10)
+    assert not any(folder.exists() for folder in group.folders)
+
+
+@pytest.mark.skipif(NO_CGROUP is not None, reason=f"no control group here: {NO_CGROUP}")
+def test_a_control_group_past_its_cpu_time_is_killed_whole():
+    group = cgroups.create(memory_mb=512, processes=20, cpu_seconds=1)
+    assert group is not None
+    # Two busy children: the limit counts them together.
+    busy = "while :; do :; done"
+    started = subprocess.Popen(group.enter_command(["/bin/sh", "-c", f"({busy}) & {busy}"]),
+                               start_new_session=True)
+    try:
+        assert started.wait(timeout=30) == -9
+        assert group.killed_for_cpu and not group.pids()
+    finally:
+        group.destroy()
+
+
+@pytest.mark.skipif(NO_CGROUP is not None, reason=f"no control group here: {NO_CGROUP}")
+def test_a_control_group_caps_the_memory_of_its_processes_together():
+    group = cgroups.create(memory_mb=200, processes=20, cpu_seconds=60)
+    assert group is not None
+    # Two processes of 120 MiB each: each fits alone, not both.
+    hold = "import time; b = bytearray(120 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(20)"
+    command = f'{sys.executable} -c "{hold}" & {sys.executable} -c "{hold}"; wait'
+    started = subprocess.Popen(group.enter_command(["/bin/sh", "-c", command]),
+                               start_new_session=True, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 15
+        while _oom_kills(group) == 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _oom_kills(group) >= 1
+    finally:
+        group.destroy()
+        started.wait(timeout=10)
+
+
+def _refused_forks(group: cgroups.Group) -> int:
+    """Forks the group's process limit has refused (``max`` in pids.events)."""
+    for folder in group.folders:
+        if (folder / "pids.events").exists():
+            return int((folder / "pids.events").read_text().split()[-1])
+    return 0
+
+
+def _oom_kills(group: cgroups.Group) -> int:
+    """Processes the group's memory limit has killed (memory.events, or v1's oom_control)."""
+    for folder in group.folders:
+        for name in ("memory.events", "memory.oom_control"):
+            if (folder / name).exists():
+                for line in (folder / name).read_text().splitlines():
+                    if line.startswith("oom_kill "):
+                        return int(line.split()[1])
+    return 0
+
+
+def _run_sandboxed(cells: list[str], folder: Path) -> list[str]:
+    from nbclient import NotebookClient
+
+    from course_helpers.grading.kernel import SandboxedKernelManager
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    client = NotebookClient(notebook, timeout=60, allow_errors=True,
+                            kernel_manager_class=SandboxedKernelManager,
+                            resources={"metadata": {"path": str(folder)}})
+    client.execute()
+    return ["".join(o.get("text", "") or f"{o.get('ename')}: {o.get('evalue')}"
+                    for o in cell.outputs) for cell in notebook.cells]
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_a_sandboxed_kernel_sees_its_folder_only_reaches_no_port_and_leaves_no_process(tmp_path):
+    course = tmp_path / "course"
+    folder = course / "autograded" / "ana" / "a"
+    folder.mkdir(parents=True)
+    (course / "gradebook.db").write_text("grades")
+    (course / "autograded" / "ben").mkdir()
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted: list[object] = []
+    threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
+    marker = f"course-test-orphan-{os.getpid()}"
+    outputs = _run_sandboxed([
+        "import os, socket, subprocess, sys; print(sorted(os.listdir('../..')))",
+        "print(os.path.exists('../../../gradebook.db'))",
+        "open('answer.txt', 'w').write('mine'); print(open('answer.txt').read())",
+        f"try:\n    socket.create_connection(('127.0.0.1', {server.getsockname()[1]}), timeout=3)\n"
+        "except OSError as error:\n    print(type(error).__name__)",
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{marker}'], "
+        "start_new_session=True); print('started')",
+    ], folder)
+    server.close()
+    assert outputs == ["['ana']\n", "False\n", "mine\n", "ConnectionRefusedError\n", "started\n"]
+    assert (folder / "answer.txt").read_text() == "mine" and accepted == []
+    time.sleep(0.5)
+    assert not [cmdline for cmdline in _command_lines() if marker in cmdline]
+
+
+def _command_lines() -> list[str]:
+    found = []
+    for path in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            found.append(path.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:  # ended meanwhile
+            pass
+    return found
