@@ -2,15 +2,20 @@
 
     .venv/bin/python benchmarks/grading.py                     # 20 submissions of lesson 01, en
     .venv/bin/python benchmarks/grading.py 02 --lang fr -n 5
+    .venv/bin/python benchmarks/grading.py -n 10 --compare     # each also graded unsandboxed
 
 Every submission is the released notebook with the reference solutions filled in, so each
-one runs the whole lesson (in quick mode, as grading does). Prints figures; asserts
-nothing. The course is built in a temporary folder and removed afterwards.
+one runs the whole lesson (in quick mode, as grading does). With ``--compare``, each
+submission is graded twice in a row, in the sandbox and without it, and the figures
+include the median of the paired differences: what the sandbox costs per submission.
+Prints figures; asserts nothing. The course is built in a temporary folder and removed
+afterwards.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,6 +33,8 @@ def main() -> None:
     parser.add_argument("lesson", nargs="?", default="01")
     parser.add_argument("--lang", default="en")
     parser.add_argument("-n", "--submissions", type=int, default=20)
+    parser.add_argument("--compare", action="store_true",
+                        help="grade each submission again without the sandbox, right after")
     args = parser.parse_args()
     root = lessons.project_root()
     lesson = lessons.lesson_path(args.lesson).stem
@@ -47,6 +54,14 @@ def main() -> None:
         start = time.perf_counter()
         outcomes = grade.grade_all(course, name)
         total = time.perf_counter() - start
+        unsandboxed = []
+        if args.compare:  # each student again, both ways, in alternating order
+            for index, outcome in enumerate(outcomes):
+                order = (True, False) if index % 2 else (False, True)
+                pair = {way: grade.grade_one(course, name, outcome.student, timeout=1800,
+                                             unsandboxed=way) for way in order}
+                outcomes[index], plain = pair[False], pair[True]
+                unsandboxed.append(plain)
     seconds = sorted(outcome.seconds for outcome in outcomes)
     print(f"{'figure':<40} value")
     print(f"{'lesson':<40} {name}")
@@ -55,6 +70,15 @@ def main() -> None:
     print(f"{'total wall time':<40} {total:.1f} s")
     print(f"{'per submission (median)':<40} {seconds[len(seconds) // 2]:.1f} s")
     print(f"{'per submission (slowest)':<40} {seconds[-1]:.1f} s")
+    print(f"{'sandbox':<40} {grade.sandbox_description()}")
+    if unsandboxed:
+        plain = sorted(outcome.seconds for outcome in unsandboxed)
+        extra = [s.seconds - u.seconds for s, u in zip(outcomes, unsandboxed)]
+        print(f"{'unsandboxed: per submission (median)':<40} {plain[len(plain) // 2]:.1f} s")
+        print(f"{'unsandboxed: all with full marks':<40} "
+              f"{all(o.score == o.max_score for o in unsandboxed)}")
+        print(f"{'sandbox cost per submission (median)':<40} {statistics.median(extra):+.1f} s "
+              f"(paired; range {min(extra):+.1f} to {max(extra):+.1f} s)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The `course` command: list, run and lab."""
 
 import json
+import re
 import secrets
 import socket
 import subprocess
@@ -66,9 +67,9 @@ def test_course_without_a_command_exits_with_a_usage_error(capsys):
 
 
 def test_course_lab_passes_every_option_to_jupyter_lab(project, monkeypatch):
-    # os.execv would replace the test process: record the command instead.
+    # os.execve would replace the test process: record the command instead.
     calls = []
-    monkeypatch.setattr(cli.os, "execv", lambda path, argv: calls.append((path, argv)))
+    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: calls.append((path, argv)))
     options = ["--no-browser", "--port", "8890", "--ServerApp.token=abc", "--allow-root"]
     assert cli.main(["lab", *options]) == 0
     ((path, argv),) = calls
@@ -82,7 +83,7 @@ def test_course_lab_passes_every_option_to_jupyter_lab(project, monkeypatch):
 def test_course_lab_allows_root_only_when_running_as_root(project, monkeypatch, uid, expected):
     """JupyterLab refuses to start as root, as in many containers, unless told to."""
     calls = []
-    monkeypatch.setattr(cli.os, "execv", lambda path, argv: calls.append(argv))
+    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: calls.append(argv))
     monkeypatch.setattr(cli.os, "geteuid", lambda: uid)
     assert cli.main(["lab", "--no-browser"]) == 0
     ((argv,),) = [calls]
@@ -100,11 +101,17 @@ def get(url, timeout=5):
         return response.status, response.read().decode()
 
 
-def test_course_lab_serves_the_lessons_in_jupyterlab():
+INSTRUCTOR_PLUGINS = {"@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:formgrader",
+                      "@jupyter/nbgrader:course-list"}
+
+
+@pytest.mark.parametrize("instructor", [False, True], ids=["learner", "instructor"])
+def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_when_asked(instructor):
     port, token = free_port(), secrets.token_hex(16)
     course = Path(sys.executable).parent / "course"
     server = subprocess.Popen(
-        [str(course), "lab", "--no-browser", "--port", str(port), f"--ServerApp.token={token}",
+        [str(course), "lab", *(["--instructor"] if instructor else []), "--no-browser",
+         "--port", str(port), f"--ServerApp.token={token}",
          "--ServerApp.open_browser=False", "--allow-root"],
         cwd=REPOSITORY, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
@@ -135,6 +142,20 @@ def test_course_lab_serves_the_lessons_in_jupyterlab():
         status, page = get(f"{base}/lab?token={token}")
         assert status == 200
         assert "JupyterLab" in page
+        # What the browser is told to load: the learner's page leaves out the Create
+        # Assignment panel, the Formgrader and the course list, and keeps the rest.
+        config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
+                                      r'(.*?)</script>', page, re.S).group(1))
+        disabled = set(config.get("disabledExtensions", []))
+        assert disabled & INSTRUCTOR_PLUGINS == (set() if instructor else INSTRUCTOR_PLUGINS)
+        assert not disabled & {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:validate-assignment",
+                               "@jupyter/nbgrader:menu"}
+        # ...and the server behind the Formgrader is not running for learners.
+        try:
+            formgrader = get(f"{base}/formgrader?token={token}")[0]
+        except urllib.error.HTTPError as error:
+            formgrader = error.code
+        assert (formgrader == 404) is not instructor
     finally:
         server.terminate()
         try:

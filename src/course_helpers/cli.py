@@ -21,6 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
 
     lab = commands.add_parser("lab", help="open JupyterLab on the lessons")
+    lab.add_argument("--instructor", action="store_true",
+                     help="with nbgrader's instructor tools (Create Assignment, Formgrader, "
+                          "course list); learners see only the Assignment List and Validate")
     lab.add_argument("jupyter_args", nargs=argparse.REMAINDER,
                      help="passed to jupyter lab, e.g. --no-browser --port 8890")
 
@@ -149,11 +152,25 @@ def main(argv: list[str] | None = None) -> int:
                 # refuses to start unless told otherwise.
                 print("course lab: running as root, so starting JupyterLab with --allow-root.")
                 command.append("--allow-root")
-            os.execv(sys.executable, command)
+            if not args.instructor:
+                print("course lab: nbgrader's instructor tools are off; "
+                      "`course lab --instructor` turns them on.")
+            os.execve(sys.executable, command, lab_environment(args.instructor))
     except (ValueError, OSError, lessons.LessonFailed) as error:  # CatalogError, NotebookError too
         print(f"course {args.command}: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def lab_environment(instructor: bool) -> dict[str, str]:
+    """This environment, with the learners' JupyterLab configuration first unless
+    ``instructor`` (jupyter-config/learner/ turns nbgrader's instructor tools off)."""
+    environment = dict(os.environ)
+    if not instructor:
+        learner = lessons.project_root() / "jupyter-config" / "learner"
+        environment["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+            filter(None, [str(learner), environment.get("JUPYTER_CONFIG_PATH")]))
+    return environment
 
 
 def _grading(args: argparse.Namespace) -> int:

@@ -190,7 +190,8 @@ def sweep(older_than: float = 60.0) -> None:
     """Remove empty groups this module made that outlived their grader (killed for time)."""
     if version() is None:
         return
-    parents = [ROOT] if version() == 2 else [_v1_parent(c) for c in V1_CONTROLLERS]
+    parents = [ROOT] if version() == 2 else [
+        _v1_parent(c) for c in (*V1_CONTROLLERS, *V1_OPTIONAL) if (ROOT / c / "cgroup.procs").exists()]
     for parent in parents:
         for folder in parent.glob("course-grading-*"):
             try:

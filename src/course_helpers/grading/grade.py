@@ -214,6 +214,7 @@ def grade_all(course: Path, assignment: str, *, only: list[str] | None = None,
         problem = bubblewrap.problem()
         if problem:
             raise SandboxUnavailable(f"course grade: nothing was graded. {problem}")
+        cgroups.sweep()  # empty groups of an earlier grader that was killed
     load_config(course)
     _check_generated(course, assignment)
     found = students(course, assignment)

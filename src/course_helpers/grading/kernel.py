@@ -27,14 +27,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager
 from traitlets import Int, List, Unicode
 
 from course_helpers.grading import bubblewrap, cgroups
 
 
-class SandboxedKernelManager(KernelManager):
-    """A ``KernelManager`` whose kernel runs in bubblewrap, with whole-sandbox limits."""
+class SandboxedKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` (what nbclient uses) whose kernel runs in bubblewrap, with whole-sandbox limits."""
 
     memory_mb = Int(8192, help="memory of the whole sandbox, MiB (with a control group)").tag(config=True)
     processes = Int(64, help="processes and threads of the whole sandbox").tag(config=True)
