@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -66,8 +68,21 @@ def test_start_sets_the_variables_the_lessons_need_then_starts_jupyter():
     for line in script.read_text().splitlines():
         if line.startswith("export "):
             exported.update(item.split("=", 1) for item in shlex.split(line)[1:])
+    exported.pop("JUPYTER_CONFIG_PATH")  # the learners' JupyterLab: the next test
     assert exported == runtime.RUNTIME_VARIABLES
     assert script.read_text().rstrip().endswith('exec "$@"')
+
+
+def test_binder_starts_jupyterlab_without_nbgraders_instructor_tools():
+    """mybinder.org runs binder/start in the repository root before JupyterLab."""
+    probe = ("from jupyterlab_server.config import get_page_config; "
+             "print(sorted(get_page_config([], None).get('disabledExtensions', [])))")
+    shown = subprocess.run([str(BINDER / "start"), sys.executable, "-c", probe], cwd=ROOT,
+                           capture_output=True, text=True, env={**os.environ, "JUPYTER_CONFIG_PATH": ""})
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == str(sorted(["@jupyter/nbgrader:course-list",
+                                               "@jupyter/nbgrader:create-assignment",
+                                               "@jupyter/nbgrader:formgrader"]))
 
 
 def test_the_local_conda_environment_installs_the_same_lock():

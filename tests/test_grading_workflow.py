@@ -303,7 +303,9 @@ def test_nothing_of_the_course_or_of_another_student_reaches_a_graded_notebook_o
 
 
 def test_a_shell_child_cannot_write_into_another_students_folders(course):
-    assert not list(course["path"].rglob("olga-was-here.txt"))
+    written = list(course["path"].rglob("olga-was-here.txt"))
+    # Her own graded folder is hers to write in (and its files go to her feedback folder).
+    assert written and all(path.parts[-3] == "olga" for path in written), written
 
 
 def test_no_process_a_submission_started_outlives_its_grading(course):
@@ -317,9 +319,13 @@ def test_a_submission_cannot_reach_the_graders_machine_over_the_network(course):
     assert "network:" in printed
 
 
-def test_a_fork_bomb_is_contained_and_the_next_student_is_graded_as_usual(course):
+def test_a_fork_bomb_is_stopped_at_the_process_limit_and_the_next_student_is_graded_as_usual(course):
     line, notes = report_of(course["reports"]["en"], "ravi")
     assert f"{MAX_SCORE:g} / {MAX_SCORE:g}" in line and "graded" in line and notes == []
+    ravi = nbformat.read(course["path"] / "autograded" / "ravi" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4)
+    printed = "".join(o.get("text", "") for o in ravi.cells[-1].get("outputs", []))
+    processes = int(printed.split("processes:")[1])
+    assert 256 < processes <= 512  # the bomb filled the sandbox, up to its limit of 512
     line, _ = report_of(course["reports"]["en"], "sami")  # graded right after ravi
     assert f"{MAX_SCORE:g} / {MAX_SCORE:g}" in line
 

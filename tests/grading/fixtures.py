@@ -86,6 +86,14 @@ def _ana(notebook, solutions):
     cell(notebook, "ex-time-answer").source += f"\n# {ANA_WORDS}"
 
 
+def _last_cell(code: str) -> Edit:
+    """A fully solved notebook with one more code cell at the end, running ``code``."""
+    def edit(notebook, solutions):
+        solve(notebook, solutions)
+        notebook.cells.append(nbformat.v4.new_code_cell(code))
+    return edit
+
+
 def _hostile(code: str) -> Edit:
     """A fully solved notebook whose last answer also runs ``code`` (which never raises)."""
     def edit(notebook, solutions):
@@ -129,11 +137,14 @@ _ORPHAN = f"""import subprocess, sys
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{ORPHAN}"],
                  start_new_session=True)
 """
-# A shell fork bomb, left running in the background for the rest of the notebook.
-_BOMB = """import subprocess, time
+# A shell fork bomb in a cell of its own at the end, left running; it then counts the
+# processes it can see. (Earlier in the notebook, it would starve the kernel's own threads
+# and cost the student their grade: a fair outcome, but one that varies from run to run.)
+_BOMB = """import os, subprocess, time
 subprocess.Popen(["/bin/sh", "-c", "bomb() { bomb | bomb & }; bomb"],
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-time.sleep(5)
+time.sleep(10)
+print("processes:", sum(name.isdigit() for name in os.listdir("/proc")))
 """
 # Sends its notebook to a port on the grader's machine.
 _NETWORK = """import socket
@@ -182,6 +193,6 @@ CASES = [
     Case("noah", "en", _hostile(_READER), MAX_SCORE),
     Case("olga", "en", _hostile(_SHELL), MAX_SCORE),
     Case("pia", "en", _hostile(_ORPHAN), MAX_SCORE),
-    Case("ravi", "en", _hostile(_BOMB), MAX_SCORE),
+    Case("ravi", "en", _last_cell(_BOMB), MAX_SCORE),
     Case("sami", "en", _hostile(_NETWORK), MAX_SCORE),
 ]
