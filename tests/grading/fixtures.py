@@ -143,7 +143,14 @@ subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{ORPHAN
 _BOMB = """import os, subprocess, time
 subprocess.Popen(["/bin/sh", "-c", "bomb() { bomb | bomb & }; bomb"],
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-time.sleep(10)
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:  # until a new process is refused
+    try:
+        subprocess.run(["true"])
+    except OSError as error:
+        print("refused:", error.strerror)
+        break
+    time.sleep(0.2)
 print("processes:", sum(name.isdigit() for name in os.listdir("/proc")))
 """
 # Sends its notebook to a port on the grader's machine.
