@@ -234,3 +234,10 @@ def test_a_grading_user_starts_the_sandbox_and_owns_only_the_graded_folder(tmp_p
     assert command[5:] == ["bwrap", "--", "python"]
     owners = {p.stat().st_uid for p in (folder, folder / "answer.ipynb", sockets)}
     assert owners == {nobody.pw_uid} and course_file.stat().st_uid == os.geteuid()
+
+
+def test_the_private_tmp_is_mounted_before_python_so_an_environment_under_tmp_stays_visible(tmp_path):
+    venv = Path("/tmp/some-course-venv")
+    command = bubblewrap.command(["python"], folder=tmp_path, sockets=tmp_path, readable=[venv],
+                                 environment={})
+    assert command.index("/tmp") < command.index(str(venv))

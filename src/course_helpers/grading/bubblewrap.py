@@ -106,12 +106,13 @@ def command(kernel: Sequence[str], *, folder: Path, sockets: Path, readable: Ite
     for name in ETC_FILES:
         if os.path.lexists(f"/etc/{name}"):
             args += _mount("--ro-bind", Path("/etc", name))
+    # The private /tmp first: a Python environment or a course under /tmp is mounted on top.
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     # Python's own folders, outermost first, so that a folder inside another stays visible.
     for path in sorted(set(readable), key=lambda p: len(p.parts)):
         if not any(path == Path(s) or path.is_relative_to(s) for s in SYSTEM_FOLDERS):
             args += ["--ro-bind", str(path), str(path)]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-             "--bind", str(sockets), str(sockets), "--bind", str(folder), str(folder),
+    args += ["--bind", str(sockets), str(sockets), "--bind", str(folder), str(folder),
              "--chdir", str(folder), "--remount-ro", "/"]
     for name, value in sorted(environment.items()):
         # (The kernel's parent is outside its process numbers: it must not watch for it.)
