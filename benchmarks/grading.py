@@ -24,8 +24,8 @@ from pathlib import Path
 
 import nbformat
 
-from course_helpers import exercises, lessons
-from course_helpers.grading import assignment, grade
+from course_tools import exercises, lessons
+from course_tools.grading import assignment, grade
 
 
 def main() -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from course_helpers import binder, runtime
+from course_helpers import runtime
+from course_tools import binder
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"

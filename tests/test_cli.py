@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_helpers import cli
+from course_tools import cli
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 

@@ -6,6 +6,7 @@ import matplotlib
 import pytest
 
 from course_helpers import diagrams, i18n
+from course_helpers.languages import LANGUAGES
 
 PICTURES = ["replay_buffer_flow", "dqn_loop", "sac_actor_learner"]
 
@@ -26,7 +27,7 @@ def texts_and_boxes(figure):
     return boxes, texts
 
 
-@pytest.mark.parametrize("language", i18n.LANGUAGES)
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("name", PICTURES)
 def test_every_label_fits_its_box_and_no_arrow_label_covers_a_box(name, language, close_figures):
     i18n.set_language(language)

@@ -132,7 +132,7 @@ def test_as_py_policy_lets_go_of_policies_no_longer_used(tf_cartpole):
     environments.as_py_policy(first)
     first_alive = weakref.ref(first)
     del first
-    for _ in range(environments._PY_POLICY_CACHE_SIZE):
+    for _ in range(environments._compiled.cache_info().maxsize):
         environments.as_py_policy(
             random_tf_policy.RandomTFPolicy(tf_cartpole.time_step_spec(), tf_cartpole.action_spec())
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_helpers import exercises, lessons
+from course_tools import exercises, lessons
 
 ROOT = Path(__file__).resolve().parents[1]
 WITH_EXERCISES = sorted(p.stem for p in (ROOT / "exercises").glob("*.toml"))

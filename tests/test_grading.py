@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_helpers import exercises
-from course_helpers.grading import assignment, feedback, sandbox, settings, validate
+from course_tools import exercises
+from course_tools.grading import assignment, feedback, sandbox, settings, validate
 from course_helpers.i18n import translator
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,7 +131,7 @@ def test_the_write_guard_refuses_writes_outside_and_allows_inside(tmp_path):
     inside.mkdir()
     script = f"""
 import os, sys
-from course_helpers.grading.sandbox import write_guard
+from course_tools.grading.sandbox import write_guard
 sys.addaudithook(write_guard([{str(inside)!r}], "refused {{path}}"))
 open({str(inside / 'ok.txt')!r}, 'w').write('fine')
 for attempt in (lambda: open({str(outside)!r}, 'w'), lambda: os.remove({str(inside / 'ok.txt')!r} + '/../../x'),
@@ -152,7 +152,7 @@ print(open({str(inside / 'ok.txt')!r}).read())
 def test_a_confined_process_has_its_limits_and_a_private_home(tmp_path):
     script = """
 import os, resource, tempfile
-from course_helpers.grading.sandbox import confine
+from course_tools.grading.sandbox import confine
 confine(cpu_seconds=50, memory_mb=3000, file_mb=1, language="es")
 print(resource.getrlimit(resource.RLIMIT_CPU)[0], resource.getrlimit(resource.RLIMIT_AS)[0] >> 20)
 print(os.environ["HOME"] == tempfile.gettempdir() != os.getcwd(), os.environ["COURSE_QUICK"])
@@ -178,7 +178,7 @@ except PermissionError as error:
 
 
 def test_a_kernel_that_cannot_be_confined_exits_instead_of_running_student_code(tmp_path):
-    script = "from course_helpers.grading.sandbox import confine\nconfine(cpu_seconds=5, memory_mb=4096, file_mb=1, user='no-such-user-here')\nprint('ran')"
+    script = "from course_tools.grading.sandbox import confine\nconfine(cpu_seconds=5, memory_mb=4096, file_mb=1, user='no-such-user-here')\nprint('ran')"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 70 and "ran" not in result.stdout
     assert "could not confine the kernel" in result.stderr
@@ -221,7 +221,7 @@ def test_validate_reports_in_the_notebooks_language(tmp_path, monkeypatch):
 
 
 def test_grading_an_assignment_that_was_never_generated_says_what_to_run(tmp_path):
-    from course_helpers.grading import grade
+    from course_tools.grading import grade
 
     course = tmp_path / "course"
     assignment.write(ROOT, course, "01_replay_buffers", "en")
@@ -236,7 +236,7 @@ def test_tampered_grading_metadata_is_restored_and_every_change_is_logged(tmp_pa
 
     from traitlets.config import Config
 
-    from course_helpers.grading.sanitize import NOTE, RestoreGradingMetadata
+    from course_tools.grading.sanitize import NOTE, RestoreGradingMetadata
 
     course = tmp_path / "course"
     assignment.write(ROOT, course, "01_replay_buffers", "en")
@@ -278,7 +278,7 @@ def test_the_unprivileged_user_option_makes_the_os_refuse_what_the_hook_cannot_s
     instructor.write_text("grades")
     script = f"""
 import os, subprocess
-from course_helpers.grading.sandbox import confine
+from course_tools.grading.sandbox import confine
 confine(cpu_seconds=60, memory_mb=4096, file_mb=1, user="nobody")
 print(os.getuid(), os.getgid())
 open("answer.txt", "w").write("mine")  # the submission's own folder stays writable

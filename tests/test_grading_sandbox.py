@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_helpers.grading import bubblewrap, cgroups, grade, settings
+from course_tools.grading import bubblewrap, cgroups, grade, settings
 
 NO_SANDBOX = bubblewrap.problem()
 NO_CGROUP = cgroups.unavailable()
@@ -167,7 +167,7 @@ def _oom_kills(group: cgroups.Group) -> int:
 def _run_sandboxed(cells: list[str], folder: Path) -> list[str]:
     from nbclient import NotebookClient
 
-    from course_helpers.grading.kernel import SandboxedKernelManager
+    from course_tools.grading.kernel import SandboxedKernelManager
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     client = NotebookClient(notebook, timeout=60, allow_errors=True,
@@ -220,7 +220,7 @@ def _command_lines() -> list[str]:
 def test_a_grading_user_starts_the_sandbox_and_owns_only_the_graded_folder(tmp_path):
     import pwd
 
-    from course_helpers.grading.kernel import _as_user
+    from course_tools.grading.kernel import _as_user
 
     nobody = pwd.getpwnam("nobody")
     folder, sockets, course_file = tmp_path / "graded", tmp_path / "sockets", tmp_path / "gradebook.db"

@@ -26,8 +26,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_helpers import exercises
-from course_helpers.grading import grade
+from course_tools import exercises
+from course_tools.grading import grade
 from course_helpers.i18n import translator
 from grading import fixtures
 from grading.fixtures import CASES, MAX_SCORE, POINTS
@@ -48,7 +48,7 @@ def nbgrader(*args: str, cwd: Path, **env: str) -> str:
 
 
 def course_cli(*args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "course_helpers.cli", *args], text=True,
+    result = subprocess.run([sys.executable, "-m", "course_tools.cli", *args], text=True,
                             capture_output=True)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
@@ -254,14 +254,14 @@ def test_every_lessons_reference_solutions_get_full_marks_and_localized_feedback
 def test_course_validate_answers_students_in_their_language(course):
     _ = translator("fr")
     released = course["path"] / "release" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
-    blank = subprocess.run([sys.executable, "-m", "course_helpers.cli", "validate", str(released)],
+    blank = subprocess.run([sys.executable, "-m", "course_tools.cli", "validate", str(released)],
                            capture_output=True, text=True)
     assert blank.returncode == 1
     assert blank.stdout.startswith(_("{num_failed} cell(s) failed. If you submit your notebook as "
                                      "it is, you will not receive full credit.").format(num_failed=len(POINTS)))
     assert _("This cell failed:") in blank.stdout and "Pas encore" in blank.stdout
     solved = course["path"].parent / "students" / "fatou" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
-    done = subprocess.run([sys.executable, "-m", "course_helpers.cli", "validate", str(solved)],
+    done = subprocess.run([sys.executable, "-m", "course_tools.cli", "validate", str(solved)],
                           capture_output=True, text=True)
     assert (done.returncode, done.stdout.strip()) == (0, _("Success: your notebook passes every test."))
 
@@ -337,7 +337,7 @@ def test_the_report_says_which_sandbox_graded(course):
 
 def test_grading_without_the_sandbox_needs_the_flag_and_is_marked(course, tmp_path):
     # Without bwrap on PATH, nothing is graded, and the message says what to install.
-    refused = subprocess.run([sys.executable, "-m", "course_helpers.cli", "grade", f"{LESSON}-en",
+    refused = subprocess.run([sys.executable, "-m", "course_tools.cli", "grade", f"{LESSON}-en",
                               "--course", str(course["path"]), "--student", "ana"],
                              capture_output=True, text=True,
                              env={**os.environ, "PATH": str(Path(sys.executable).parent)})

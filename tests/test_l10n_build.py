@@ -5,7 +5,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from course_helpers.l10n import build, catalogs
+from course_tools.l10n import build, catalogs
 
 from test_l10n_catalogs import LESSON, make_project, translate_everything, write_lesson
 
@@ -86,7 +86,7 @@ def test_a_setup_cell_without_the_language_argument_is_reported(project):
 
 
 def test_course_l10n_build_writes_every_language(project, monkeypatch, capsys):
-    from course_helpers import cli
+    from course_tools import cli
 
     monkeypatch.chdir(project)
     assert cli.main(["l10n", "build"]) == 0
@@ -97,7 +97,7 @@ def test_the_light_notebook_writer_gives_nbformats_bytes_on_every_lesson():
     """course l10n writes notebooks without importing nbformat (it costs most of a second)."""
     from pathlib import Path
 
-    from course_helpers.l10n import notebook_json
+    from course_tools import notebook_json
 
     root = Path(__file__).resolve().parents[1]
     paths = sorted(root.glob("notebooks/*/[0-9][0-9]_*.ipynb"))
@@ -115,7 +115,7 @@ def test_course_l10n_commands_import_neither_nbformat_nor_matplotlib(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    probe = ("import sys; from course_helpers import cli; "
+    probe = ("import sys; from course_tools import cli; "
              "codes = [cli.main(['l10n', step]) for step in ('status', 'check')]; "
              "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
              "{'nbformat', 'jsonschema', 'matplotlib', 'tensorflow', 'numpy', 'tqdm'}); "

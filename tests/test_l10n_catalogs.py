@@ -7,8 +7,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_helpers.l10n import catalogs
-from course_helpers.l10n.units import NotebookError, join_blocks, lesson_units, split_markdown
+from course_tools.l10n import catalogs
+from course_tools.l10n.units import join_blocks, lesson_units, split_markdown
+from course_tools.lessons import NotebookError
 
 LESSON = "01_demo"
 
@@ -239,7 +240,7 @@ def test_the_rename_note_goes_once_the_translator_clears_the_fuzzy_flag(project)
 
 
 def test_update_and_status_list_each_entry_to_work_on_with_its_cell_and_line(project, monkeypatch, capsys):
-    from course_helpers import cli
+    from course_tools import cli
 
     translate_everything(project)
     write_lesson(project, [*CELLS[:2], ("api", "md", "## The API\n\nEvery buffer is built from a "
@@ -298,7 +299,7 @@ def test_an_english_lesson_with_outputs_is_refused(tmp_path):
 
 
 def test_course_l10n_commands_extract_update_and_report_status(project, monkeypatch, capsys):
-    from course_helpers import cli
+    from course_tools import cli
 
     monkeypatch.chdir(project)
     assert cli.main(["l10n", "extract"]) == 0
@@ -315,7 +316,7 @@ def test_course_l10n_commands_extract_update_and_report_status(project, monkeypa
 
 
 def test_course_l10n_reports_a_broken_catalog_instead_of_crashing(project, monkeypatch, capsys):
-    from course_helpers import cli
+    from course_tools import cli
 
     monkeypatch.chdir(project)
     catalogs.catalog_path(project, "fr", LESSON).write_text('msgid "a"\nmsgstr "b"\nnot gettext\n')

@@ -5,7 +5,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from course_helpers.l10n import build, catalogs, check
+from course_tools.l10n import build, catalogs, check
 
 from test_l10n_build import CELLS, built, cell
 from test_l10n_catalogs import LESSON, make_project, translate_everything, write_lesson
@@ -106,7 +106,7 @@ def test_a_missing_localized_notebook_is_reported(project):
 
 
 def test_course_l10n_check_exits_1_listing_the_problems(project, monkeypatch, capsys):
-    from course_helpers import cli
+    from course_tools import cli
 
     monkeypatch.chdir(project)
     assert cli.main(["l10n", "check"]) == 0
@@ -196,7 +196,7 @@ def test_french_typography_is_enforced_by_check_and_build(project):
 
 
 def test_the_helpers_catalogs_obey_the_same_rules(tmp_path):
-    from course_helpers.l10n import rules
+    from course_tools.l10n import rules
 
     helper = tmp_path / "src/course_helpers/locale/es/LC_MESSAGES/course_helpers.po"
     helper.parent.mkdir(parents=True)
@@ -210,7 +210,7 @@ def test_the_helpers_catalogs_obey_the_same_rules(tmp_path):
 
 
 def test_the_words_of_text_in_math_may_be_translated_but_the_formula_may_not():
-    from course_helpers.l10n import rules
+    from course_tools.l10n import rules
 
     english = r"The Q-values $Q_\theta(s, \text{left})$ and $Q_\theta(s, \text{right})$."
     french = r"Les valeurs Q $Q_\theta(s, \text{gauche})$ et $Q_\theta(s, \text{droite})$."

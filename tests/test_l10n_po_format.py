@@ -10,7 +10,7 @@ from pathlib import Path
 import polib
 import pytest
 
-from course_helpers.l10n import catalogs, po_format
+from course_tools.l10n import catalogs, po_format
 
 pytestmark = pytest.mark.unit
 

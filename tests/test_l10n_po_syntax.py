@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from course_helpers.l10n import catalogs, po_syntax
+from course_tools.l10n import catalogs, po_syntax
 
 pytestmark = pytest.mark.unit
 
@@ -67,7 +67,7 @@ def test_every_command_refuses_the_catalog_and_changes_no_file(tmp_path):
     """update, build, status and check all read catalogs: none may damage one."""
     from test_l10n_catalogs import CELLS, make_project
 
-    from course_helpers.l10n import build, check
+    from course_tools.l10n import build, check
 
     make_project(tmp_path, CELLS)  # every language: a failing update or build changes none
     path = catalogs.catalog_path(tmp_path, "fr", "01_demo")

@@ -8,7 +8,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_helpers.l10n import build, catalogs, check
+from course_helpers.languages import TRANSLATED
+from course_tools.l10n import build, catalogs, check
+from course_tools.lessons import lesson_names
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = {"pt-br": "> *Este trecho aparece em inglês enquanto a tradução é atualizada.*",
@@ -30,8 +32,8 @@ def copy_of_the_course(tmp_path):
 def catalog_state(root: Path) -> dict:
     """(language, lesson, cell id, English) -> (translation, fuzzy) for every active entry."""
     state = {}
-    for language in catalogs.LANGUAGES:
-        for lesson in catalogs.lessons(root):
+    for language in TRANSLATED:
+        for lesson in lesson_names(root=root):
             path = catalogs.catalog_path(root, language, lesson)
             for e in catalogs.read_catalog(path):
                 if not e.obsolete:
@@ -56,7 +58,7 @@ def test_editing_one_english_paragraph_makes_exactly_its_translations_stale(copy
     build.build(root)
     after = catalog_state(root)
 
-    languages = [l for l in catalogs.LANGUAGES if catalogs.catalog_path(root, l, "02_dqn_cartpole").exists()]
+    languages = [l for l in TRANSLATED if catalogs.catalog_path(root, l, "02_dqn_cartpole").exists()]
     for language in languages:
         translation, fuzzy = after[(language, "02_dqn_cartpole", "policies-note", new)]
         assert fuzzy and translation == before[(language, "02_dqn_cartpole", "policies-note", old)][0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from course_helpers.l10n import typography
+from course_tools.l10n import typography
 
 pytestmark = pytest.mark.unit
 

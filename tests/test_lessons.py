@@ -8,8 +8,8 @@ import os
 import nbformat
 import pytest
 
-from course_helpers import lessons
-from course_helpers.lessons import LessonFailed
+from course_tools import lessons
+from course_tools.lessons import LessonFailed
 
 
 def outputs_text(notebook, index):
@@ -97,7 +97,7 @@ def test_a_cell_over_its_time_limit_is_named_and_the_notebook_still_written(proj
 
 def test_course_run_sets_no_time_limit_unless_asked(project, monkeypatch):
     """A full SAC training cell runs for about an hour; a default limit would kill it."""
-    from course_helpers import cli
+    from course_tools import cli
 
     seen = []
     monkeypatch.setattr(cli.lessons, "run_lesson", lambda *args: seen.append(args[-1]) or "x")

@@ -18,8 +18,8 @@ from urllib.parse import unquote
 import nbformat
 import pytest
 
-from course_helpers import links
-from course_helpers.i18n import LANGUAGES
+from course_tools import lessons, links
+from course_helpers.languages import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = links.repository(ROOT)
@@ -54,7 +54,7 @@ def assert_opens(url: str, language: str, lesson: str) -> None:
 def test_each_notebook_opens_with_its_own_two_badges(language, lesson):
     notebook = nbformat.read(ROOT / "notebooks" / language / f"{lesson}.ipynb", as_version=4)
     first = notebook.cells[0]
-    assert first.id == links.BADGES_CELL and first.cell_type == "markdown"
+    assert first.id == lessons.BADGES_CELL and first.cell_type == "markdown"
     colab, binder = COLAB.findall(first.source), BINDER.findall(first.source)
     assert len(colab) == 1 and len(binder) == 1, first.source
     assert_opens(colab[0], language, lesson)
@@ -95,7 +95,7 @@ def test_badge_text_is_in_the_notebook_s_language():
 def test_colab_installs_the_helpers_from_the_configured_repository(language):
     for lesson in LESSONS:
         notebook = nbformat.read(ROOT / "notebooks" / language / f"{lesson}.ipynb", as_version=4)
-        setup = next(cell for cell in notebook.cells if cell.id == links.SETUP_CELL)
+        setup = next(cell for cell in notebook.cells if cell.id == lessons.SETUP_CELL)
         assert f"%pip install --quiet {REPO.archive_url()}" in setup.source
 
 
@@ -123,7 +123,7 @@ def test_changing_the_one_setting_moves_every_link(tmp_path):
     assert f"{REPO.owner}/{REPO.name}" not in text.split(links.README_START)[1]
     assert "https://mybinder.org/v2/gh/a-teacher/my-fork/spring-term?labpath=" in text
     setup = next(c for c in nbformat.read(root / "notebooks/en/01_replay_buffers.ipynb", 4).cells
-                 if c.id == links.SETUP_CELL)
+                 if c.id == lessons.SETUP_CELL)
     assert "https://github.com/a-teacher/my-fork/archive/refs/heads/spring-term.zip" in setup.source
     assert links.sync(root) == []  # and a second run changes nothing
 

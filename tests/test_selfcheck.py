@@ -256,9 +256,9 @@ def rate_limiters(request):
     """Reverb's limiters, and the in-process stand-in's that Colab learners build."""
     if request.param == "reverb":
         return pytest.importorskip("reverb").rate_limiters
-    from course_helpers import replay
+    from course_helpers.replay.standin import STAND_INS
 
-    return replay._STAND_INS["reverb"].rate_limiters
+    return STAND_INS["reverb"].rate_limiters
 
 
 def test_a_ratio_of_samples_to_inserts_passes(rate_limiters):
@@ -308,11 +308,14 @@ def test_actor_outputs_agree_with_the_tanh_normal_projection():
     net.create_variables()
     last_kernel = [v for v in net.trainable_variables if "kernel" in v.name][-1]
     assert selfcheck.actor_outputs(int(last_kernel.shape[-1]), ACTION)
+    # A count computed with NumPy or written as 16.0 is still the right count.
+    assert selfcheck.actor_outputs(np.int64(last_kernel.shape[-1]), ACTION)
+    assert selfcheck.actor_outputs(float(last_kernel.shape[-1]), ACTION)
 
 
 @pytest.mark.parametrize("answer, misunderstanding", [
     (8, "would be a fixed action"), (1, "not of a single number"), (28, "for each motor"),
-    (16.0, "whole number"),
+    (16.5, "whole number"), (True, "whole number"),
 ])
 def test_a_wrong_actor_output_count_gets_a_hint(answer, misunderstanding):
     feedback = selfcheck.actor_outputs(answer, ACTION)

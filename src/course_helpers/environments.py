@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib.util
-from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -94,38 +93,31 @@ def as_py_environment(env: Any):
     return env
 
 
-# A TF policy wrapped once and reused, so that evaluating it every 1,000 steps does not
-# trace a new tf.function each time (tracing costs about a second). The wrapper holds
-# its policy, so a weak-keyed cache would never let go; instead the cache keeps only the
-# few most recently used policies (a lesson evaluates one or two), keyed by identity.
-_PY_POLICY_CACHE_SIZE = 4
-_py_policies: "OrderedDict[tuple[int, bool], tuple[Any, Any]]" = OrderedDict()
-
-
 def as_py_policy(policy: Any, batched: bool = False):
     """Return a Python policy for ``policy``, wrapping a TF policy in a compiled eager policy.
 
     ``batched=True`` is for time steps that already carry a batch dimension (from a
     ``BatchedPyEnvironment``); the wrapper then adds none, and keeps a trace of its own.
     """
-    from tf_agents.policies import py_policy, py_tf_eager_policy, tf_policy
+    from tf_agents.policies import py_policy, tf_policy
 
     if isinstance(policy, py_policy.PyPolicy):
         return policy
     if isinstance(policy, tf_policy.TFPolicy):
-        key = (id(policy), batched)
-        cached = _py_policies.get(key)
-        if cached is None or cached[0] is not policy:
-            if batched:
-                wrapper = _batched_policy_class()(policy)
-            else:
-                wrapper = py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True)
-            cached = _py_policies[key] = (policy, wrapper)
-        _py_policies.move_to_end(key)
-        while len(_py_policies) > _PY_POLICY_CACHE_SIZE:
-            _py_policies.popitem(last=False)
-        return cached[1]
+        return _compiled(policy, batched)
     raise TypeError(f"Expected a TF-Agents policy, got {type(policy).__name__}.")
+
+
+# A TF policy is wrapped once and reused, so that evaluating it every 1,000 steps does not
+# trace a new tf.function each time (tracing costs about a second). Policies hash by
+# identity; the cache holds the few most recently used (a lesson evaluates one or two).
+@functools.lru_cache(maxsize=4)
+def _compiled(policy: Any, batched: bool) -> Any:
+    from tf_agents.policies import py_tf_eager_policy
+
+    if batched:
+        return _batched_policy_class()(policy)
+    return py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True)
 
 
 def batched_py_policy(policy: Any):

@@ -14,16 +14,9 @@ from pathlib import Path
 
 import polib
 
-#: The languages of the course; English is the source and needs no catalog.
-LANGUAGES = ("en", "pt-br", "es", "fr")
+from course_helpers.languages import check_language
 
 _LOCALE_DIR = Path(__file__).parent / "locale"
-
-
-def check_language(language: str) -> str:
-    if language not in LANGUAGES:
-        raise ValueError(f"Unknown language {language!r}. Choose one of: {', '.join(LANGUAGES)}.")
-    return language
 
 
 @lru_cache(maxsize=None)

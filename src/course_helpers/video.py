@@ -82,7 +82,7 @@ def write_mp4(frames: Iterable[np.ndarray], path: str | os.PathLike, fps: int = 
     import imageio.v2 as imageio
 
     path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
+    directory = path.parent  # Path("clip.mp4").parent is Path(".")
     if not directory.is_dir():
         raise FileNotFoundError(gettext("Cannot write {path}: the folder {folder} does not exist.").format(
             path=path, folder=directory))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_helpers import exercises
+from course_tools import exercises
 
 _EXERCISES = exercises.load(Path(__file__).resolve().parents[2], "01_replay_buffers")
 POINTS = {answer.removesuffix(exercises.ANSWER): exercise.points

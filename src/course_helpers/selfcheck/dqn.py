@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from course_helpers.i18n import gettext as _
-from course_helpers.selfcheck.feedback import Feedback, graded, one_number
+from course_helpers.selfcheck.feedback import Feedback, graded, one_number, whole_number
 
 __all__ = ["average_return_function", "n_step_num_steps", "q_network_parameters",
            "q_values_before_termination", "td_loss", "td_targets"]
@@ -100,7 +100,8 @@ def average_return_function(function: Any, environment: Any, policy: Any, num_ep
 @graded
 def n_step_num_steps(answer: Any, n_step_update: int) -> Feedback:
     """Lesson 02: how many consecutive steps an ``n_step_update`` DQN trains on."""
-    if isinstance(answer, bool) or not isinstance(answer, int):
+    answer = whole_number(answer)
+    if answer is None:
         return Feedback(False, _("Not yet: write a whole number of steps."))
     needed = n_step_update + 1  # DqnAgent.train_sequence_length; tested against TF-Agents
     if answer == needed:
@@ -124,7 +125,8 @@ def n_step_num_steps(answer: Any, n_step_update: int) -> Feedback:
 def q_network_parameters(answer: Any, observation_size: int, fc_layer_params: tuple[int, ...],
                          num_actions: int) -> Feedback:
     """Lesson 02: the number of weights and biases of a dense Q-network."""
-    if isinstance(answer, bool) or not isinstance(answer, int):
+    answer = whole_number(answer)
+    if answer is None:
         return Feedback(False, _("Not yet: write a whole number of parameters."))
     sizes = [observation_size, *fc_layer_params, num_actions]
     layers = list(zip(sizes, sizes[1:]))

@@ -72,3 +72,14 @@ def one_number(answer: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return float(array.reshape(())) if array.size == 1 else None
+
+
+def whole_number(answer: Any) -> int | None:
+    """``answer`` as an int if it is one number with a whole value (``16``, ``np.int64(16)``,
+    ``16.0``); None for anything else: ``16.5``, ``True``, ``"16"``, the blank ``...``.
+
+    >>> whole_number(16.0), whole_number(16.5), whole_number(True)
+    (16, None, None)
+    """
+    value = one_number(answer)
+    return int(value) if value is not None and value.is_integer() else None

@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from course_helpers.i18n import gettext as _
-from course_helpers.selfcheck.feedback import Feedback, close, graded, one_number, shape_of
+from course_helpers.selfcheck.feedback import (
+    Feedback, close, graded, one_number, shape_of, whole_number,
+)
 
 __all__ = ["dataset_shapes", "replay_buffer", "image_buffer", "second_steps", "fifo_survivors",
            "n_step_targets", "eviction_arithmetic"]
@@ -366,10 +368,9 @@ def eviction_arithmetic(items_stored: Any, probability_in_sample: Any, *, batch_
     import tensorflow as tf
     from tf_agents.replay_buffers import tf_uniform_replay_buffer
 
-    if isinstance(items_stored, bool) or one_number(items_stored) is None \
-            or one_number(items_stored) != int(one_number(items_stored)):
+    stored_answer = whole_number(items_stored)
+    if stored_answer is None:
         return Feedback(False, _("Not yet: items_stored should be a whole number."))
-    stored_answer = int(one_number(items_stored))
     buffer = tf_uniform_replay_buffer.TFUniformReplayBuffer(
         tf.TensorSpec([], tf.int32), batch_size=batch_size, max_length=max_length)
     for _call in range(add_batch_calls):

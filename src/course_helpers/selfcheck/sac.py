@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from course_helpers.i18n import gettext as _
-from course_helpers.selfcheck.feedback import Feedback, close, graded, one_number, size_of
+from course_helpers.selfcheck.feedback import Feedback, close, graded, one_number, size_of, whole_number
 
 __all__ = ["rate_limiter", "actor_outputs", "critic_input_size", "target_entropy", "critic_loss",
            "soft_q_target", "alpha_update"]
@@ -54,7 +54,8 @@ def rate_limiter(limiter: Any, *, actors: int, inserts_per_actor_per_second: flo
 @graded
 def actor_outputs(answer: Any, action_spec: Any) -> Feedback:
     """Lesson 03: how many numbers the SAC actor's last layer gives per observation."""
-    if isinstance(answer, bool) or not isinstance(answer, int):
+    answer = whole_number(answer)
+    if answer is None:
         return Feedback(False, _("Not yet: write a whole number."))
     motors = size_of(action_spec)
     if answer == 2 * motors:  # TanhNormalProjectionNetwork: a mean and a spread per motor
@@ -74,7 +75,8 @@ def actor_outputs(answer: Any, action_spec: Any) -> Feedback:
 @graded
 def critic_input_size(answer: Any, observation_spec: Any, action_spec: Any) -> Feedback:
     """Lesson 03: the length of the vector that enters the critic's joint layers."""
-    if isinstance(answer, bool) or not isinstance(answer, int):
+    answer = whole_number(answer)
+    if answer is None:
         return Feedback(False, _("Not yet: write a whole number."))
     observation, action = size_of(observation_spec), size_of(action_spec)
     if answer == observation + action:

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import polib
 
-from course_helpers.l10n import code, files, po_format, po_syntax
-from course_helpers.l10n.units import lesson_units, read_lesson
-
-#: Locale folders (as in notebooks/<lang>/) and the gettext locale each stands for.
-LANGUAGES = {"pt-br": "pt_BR", "es": "es", "fr": "fr"}
+from course_helpers.languages import TRANSLATED
+from course_helpers.languages import language as language_named
+from course_tools.l10n import code, files, po_format, po_syntax
+from course_tools.l10n.units import lesson_units
+from course_tools.lessons import lesson_names, read_lesson
 
 #: How similar (0 to 1) a changed paragraph must be to its old version to inherit its
 #: translation as a fuzzy suggestion.
@@ -34,7 +34,7 @@ def _new_catalog(language: str | None = None) -> polib.POFile:
     catalog = polib.POFile(wrapwidth=0)
     catalog.metadata = {
         "Project-Id-Version": "TF-Agents course",
-        "Language": LANGUAGES.get(language, "") if language else "",
+        "Language": language_named(language).locale if language else "",
         "MIME-Version": "1.0",
         "Content-Type": "text/plain; charset=UTF-8",
         "Content-Transfer-Encoding": "8bit",
@@ -44,10 +44,6 @@ def _new_catalog(language: str | None = None) -> polib.POFile:
 
 class CatalogError(ValueError):
     """A catalog cannot be used; the message names the file and, where known, the line."""
-
-
-def lessons(root: Path) -> list[str]:
-    return sorted(p.stem for p in (root / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb"))
 
 
 def template_path(root: Path, lesson: str) -> Path:
@@ -64,11 +60,11 @@ def check_locale_folders(root: Path) -> None:
     if not folder.is_dir():
         return
     for child in sorted(folder.iterdir()):
-        if child.is_dir() and child.name not in (*LANGUAGES, "templates"):
+        if child.is_dir() and child.name not in (*TRANSLATED, "templates"):
             raise CatalogError(
                 f"{child}: unknown language {child.name!r}. The course is translated into "
-                f"{', '.join(LANGUAGES)}; rename the folder to one of them, or add the "
-                "language to LANGUAGES in course_helpers/l10n/catalogs.py."
+                f"{', '.join(TRANSLATED)}; rename the folder to one of them, or add the "
+                "language to ALL in src/course_helpers/languages.py."
             )
 
 
@@ -123,7 +119,7 @@ def build_template(root: Path, lesson: str) -> polib.POFile:
 def extract(root: Path) -> list[Path]:
     """Write ``locales/templates/NN_name.pot`` for every English lesson."""
     made = {template_path(root, lesson): format_catalog(build_template(root, lesson))
-            for lesson in lessons(root)}
+            for lesson in lesson_names(root=root)}
     files.write_all(made)
     return list(made)
 
@@ -270,12 +266,12 @@ def update(root: Path, languages: list[str] | None = None) -> dict[Path, MergeRe
     stops the update and no file changes.
     """
     check_locale_folders(root)
-    languages = languages or list(LANGUAGES)
+    languages = languages or list(TRANSLATED)
     for language in languages:
-        if language not in LANGUAGES:
-            raise CatalogError(f"Unknown language {language!r}; choose from {', '.join(LANGUAGES)}.")
+        if language not in TRANSLATED:
+            raise CatalogError(f"Unknown language {language!r}; choose from {', '.join(TRANSLATED)}.")
     reports, made = {}, {}
-    for lesson in lessons(root):
+    for lesson in lesson_names(root=root):
         template = read_catalog(template_path(root, lesson))
         for language in languages:
             path = catalog_path(root, language, lesson)
@@ -336,8 +332,8 @@ def status(root: Path) -> list[Status]:
     """Count translated, fuzzy and untranslated paragraphs per language and lesson."""
     check_locale_folders(root)
     rows = []
-    for language in LANGUAGES:
-        for lesson in lessons(root):
+    for language in TRANSLATED:
+        for lesson in lesson_names(root=root):
             path = catalog_path(root, language, lesson)
             if not path.exists():
                 rows.append(Status(language, lesson, 0, 0, len(read_catalog(template_path(root, lesson)))))

@@ -10,7 +10,7 @@ limit, since the kernel offers a CPU-time rate limit but no total).
 Making a control group needs write access to ``/sys/fs/cgroup``: root has it, other users
 usually not. :func:`create` returns None where it cannot make one, and :func:`unavailable`
 says why; grading then keeps the per-process limits of
-:mod:`course_helpers.grading.sandbox` and bubblewrap's process-number namespace.
+:mod:`course_tools.grading.sandbox` and bubblewrap's process-number namespace.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ notebook costs only its own grade. Around each run this module:
   notebook, so that ``nbgrader export`` lists it;
 - reports, per student, the score, what went wrong and in which cell.
 
-Each kernel runs in a sandbox (:mod:`course_helpers.grading.kernel`). Before grading
+Each kernel runs in a sandbox (:mod:`course_tools.grading.kernel`). Before grading
 anything, :func:`grade_all` checks that one can start here and, where none can, stops with
 the reason and what to install, unless the instructor passed ``unsandboxed=True``
 (``course grade --unsandboxed``); every submission graded that way is marked in the report.
@@ -31,10 +31,10 @@ from pathlib import Path
 
 import nbformat
 
-from course_helpers.grading import bubblewrap, cgroups
-from course_helpers.grading.feedback import recorded_language
-from course_helpers.grading.sanitize import NOTE
-from course_helpers.grading.settings import LANGUAGE_VARIABLE, UNSANDBOXED_VARIABLE
+from course_tools.grading import bubblewrap, cgroups
+from course_tools.grading.feedback import recorded_language
+from course_tools.grading.sanitize import NOTE
+from course_tools.grading.settings import LANGUAGE_VARIABLE, UNSANDBOXED_VARIABLE
 
 UNSANDBOXED_NOTE = "graded WITHOUT the sandbox (--unsandboxed): its code could read and change the course"
 

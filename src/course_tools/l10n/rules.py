@@ -12,8 +12,8 @@ from pathlib import Path
 
 import polib
 
-from course_helpers.l10n import code, typography
-from course_helpers.l10n.units import Unit
+from course_tools.l10n import code, typography
+from course_tools.l10n.units import Unit
 
 # What a prose translation must carry over unchanged from the English paragraph.
 _MUST_SURVIVE = {
@@ -77,7 +77,7 @@ def entry_problem(unit: Unit, translation: str, language: str,
 def helper_catalog_problems(root: Path, language: str) -> list[str]:
     """The helpers' own catalog (set-up lines, feedback, plot labels) obeys the same rules:
     its ``{placeholders}`` survive and the language's typography holds."""
-    from course_helpers.l10n import catalogs
+    from course_tools.l10n import catalogs
 
     path = root / "src" / "course_helpers" / "locale" / language / "LC_MESSAGES" / "course_helpers.po"
     if not path.exists():

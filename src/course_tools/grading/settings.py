@@ -4,7 +4,7 @@
 calls :func:`apply`; every nbgrader command run there (``nbgrader generate_assignment``,
 ``autograde``, ``generate_feedback``, the formgrader) then uses these settings. They
 replace nbgrader's English-only texts through its own options and add the sandbox of
-:mod:`course_helpers.grading.sandbox`; nbgrader itself is not modified.
+:mod:`course_tools.grading.sandbox`; nbgrader itself is not modified.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from course_helpers.grading import sandbox
-from course_helpers.i18n import check_language, translator
+from course_tools.grading import sandbox
+from course_helpers.i18n import translator
+from course_helpers.languages import check_language
 
 #: Set by ``course grade`` for each assignment, so that texts nbgrader writes while
 #: autograding (a note on a test cell put back) follow that assignment's language.
@@ -53,15 +54,15 @@ def apply(c: Any, *, root: Path, course_id: str, language: str, exchange: str | 
 
     ``language`` is the course's default; each assignment's own language, recorded by
     ``course assignment``, wins where nbgrader lets it (feedback, autograde notes).
-    Each submission's kernel runs in a sandbox (:mod:`course_helpers.grading.kernel`)
+    Each submission's kernel runs in a sandbox (:mod:`course_tools.grading.kernel`)
     unless :data:`UNSANDBOXED_VARIABLE` is set.
     """
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import GetGrades
 
-    from course_helpers.grading.feedback import LimitOutputSize, Localize
-    from course_helpers.grading.sanitize import RestoreGradingMetadata
+    from course_tools.grading.feedback import LimitOutputSize, Localize
+    from course_tools.grading.sanitize import RestoreGradingMetadata
 
     language = check_language(os.environ.get(LANGUAGE_VARIABLE) or language)
     _ = translator(language)
@@ -86,7 +87,7 @@ def apply(c: Any, *, root: Path, course_id: str, language: str, exchange: str | 
     # control group where grading may make one), confined again before the first cell.
     sandboxed = os.environ.get(UNSANDBOXED_VARIABLE) != "1"
     if sandboxed:
-        c.Execute.kernel_manager_class = "course_helpers.grading.kernel.SandboxedKernelManager"
+        c.Execute.kernel_manager_class = "course_tools.grading.kernel.SandboxedKernelManager"
         c.SandboxedKernelManager.memory_mb = memory_mb
         c.SandboxedKernelManager.processes = processes
         c.SandboxedKernelManager.cpu_seconds = cpu_seconds

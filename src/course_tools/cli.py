@@ -7,11 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from course_helpers import bench as course_bench
-from course_helpers import binder, lessons, links
-from course_helpers.l10n import build as l10n_build
-from course_helpers.l10n import catalogs
-from course_helpers.l10n import check as l10n_check
+from course_helpers.languages import LANGUAGES, TRANSLATED
+from course_tools import bench as course_bench
+from course_tools import binder, lessons, links
+from course_tools.l10n import build as l10n_build
+from course_tools.l10n import catalogs
+from course_tools.l10n import check as l10n_check
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
 
     run = commands.add_parser("run", help="execute a lesson and save the executed notebook")
     run.add_argument("lesson", help="e.g. 02_dqn_cartpole, 02 or dqn_cartpole")
-    run.add_argument("--lang", default="en", choices=lessons.LANGUAGES)
+    run.add_argument("--lang", default="en", choices=LANGUAGES)
     run.add_argument("--quick", action="store_true", help="shrink the loops (quick mode)")
     run.add_argument("-o", "--output", help="where to write it (default runs/<lang>/<lesson>.ipynb)")
     run.add_argument("--cell-timeout", type=int, default=None,
@@ -83,10 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     steps = l10n.add_subparsers(dest="step", required=True)
     steps.add_parser("extract", help="write locales/templates/*.pot from notebooks/en")
     update = steps.add_parser("update", help="merge the templates into locales/<lang>/*.po")
-    update.add_argument("--lang", action="append", choices=list(catalogs.LANGUAGES),
+    update.add_argument("--lang", action="append", choices=list(TRANSLATED),
                         help="only this language (repeatable; default: all)")
     build = steps.add_parser("build", help="write notebooks/<lang>/*.ipynb from English and catalogs")
-    build.add_argument("--lang", action="append", choices=list(catalogs.LANGUAGES),
+    build.add_argument("--lang", action="append", choices=list(TRANSLATED),
                        help="only this language (repeatable; default: all)")
     steps.add_parser("check", help="fail if built notebooks are stale, code differs, or a "
                                    "translation breaks code spans, links or math")
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     assign = commands.add_parser(
         "assignment", help="turn a lesson, in one language, into an nbgrader source assignment")
     assign.add_argument("lesson", help="e.g. 01_replay_buffers or 01")
-    assign.add_argument("--lang", default="en", choices=lessons.LANGUAGES)
+    assign.add_argument("--lang", default="en", choices=LANGUAGES)
     assign.add_argument("--course", required=True, type=Path,
                         help="the nbgrader course folder (created, with its nbgrader_config.py, "
                              "if it does not exist)")
@@ -174,7 +175,7 @@ def lab_environment(instructor: bool) -> dict[str, str]:
 
 
 def _grading(args: argparse.Namespace) -> int:
-    from course_helpers.grading import assignment, grade, validate
+    from course_tools.grading import assignment, grade, validate
 
     if args.command == "assignment":
         lesson = lessons.lesson_path(args.lesson).stem
@@ -273,8 +274,8 @@ def _l10n(args: argparse.Namespace) -> int:
             print(f"{row.language:<8}  {row.lesson:<20}  {row.translated:>10}  {row.fuzzy:>5}  "
                   f"{row.untranslated:>12}  {row.percent:>5.1f}%")
         if not args.counts:
-            for language in catalogs.LANGUAGES:
-                items = [item for name in catalogs.lessons(root)
+            for language in TRANSLATED:
+                items = [item for name in lessons.lesson_names(root=root)
                          for item in catalogs.todo(catalogs.catalog_path(root, language, name))]
                 if items:
                     print(f"\n{language}: {len(items)} entries to translate or review")

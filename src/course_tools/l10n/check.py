@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course_helpers.l10n import build, catalogs, code, notebook_json, rules
-from course_helpers.l10n.units import Unit, code_pieces, lesson_units, read_lesson
+from course_helpers.languages import TRANSLATED
+from course_tools import notebook_json
+from course_tools.l10n import build, catalogs, code, rules
+from course_tools.l10n.units import Unit, code_pieces, lesson_units
+from course_tools.lessons import SETUP_CELL, lesson_names, read_lesson
 
 
 def code_tokens(source: str) -> list[tuple[int, str]]:
-    """The tokens every language must share: see :func:`course_helpers.l10n.code.skeleton`."""
+    """The tokens every language must share: see :func:`course_tools.l10n.code.skeleton`."""
     return code.skeleton(source)
 
 
@@ -82,7 +85,7 @@ def check_notebook(root: Path, language: str, name: str, catalog_ok: bool = True
                         f"(ids {list(built_code)} instead of {list(english_code)}).")
     for cell_id, source in built_code.items():
         expected = english_code.get(cell_id)
-        if cell_id == build.SETUP_CELL and expected is not None:
+        if cell_id == SETUP_CELL and expected is not None:
             expected = expected.replace(build.ENGLISH_SETUP, f'language="{language}"')
         if expected is not None and code_tokens(source) != code_tokens(expected):
             problems.append(f"{name} [{language}] cell {cell_id!r}: this code cell differs from "
@@ -101,12 +104,12 @@ def check(root: Path) -> list[str]:
     """Every problem found, as sentences; an empty list means all is well."""
     catalogs.check_locale_folders(root)
     problems = []
-    for language in catalogs.LANGUAGES:
+    for language in TRANSLATED:
         problems += rules.helper_catalog_problems(root, language)
-    for name in catalogs.lessons(root):
+    for name in lesson_names(root=root):
         units = lesson_units(read_lesson(root / "notebooks" / "en" / f"{name}.ipynb"))
         problems += stale_problems(root, None, name, units)
-        for language in catalogs.LANGUAGES:
+        for language in TRANSLATED:
             problems += stale_problems(root, language, name, units)
             broken = check_catalog(root, language, name)
             problems += broken

@@ -6,7 +6,7 @@ toolbar, and some changes make nbgrader 0.9.6 stop grading the whole notebook: a
 answer cell marked as graded fails with ``MissingEntry: No such grade cell``.
 
 :class:`RestoreGradingMetadata` runs first among ``Autograde.sanitize_preprocessors``
-(set by :mod:`course_helpers.grading.settings`). It works on nbgrader's copy of the
+(set by :mod:`course_tools.grading.settings`). It works on nbgrader's copy of the
 submission, never on the submitted file. Each cell whose id is in the instructor's
 source notebook gets that cell's ``nbgrader`` metadata back, any other cell loses its
 ``nbgrader`` metadata, and every difference is logged with :data:`NOTE`, so that
@@ -19,7 +19,7 @@ from __future__ import annotations
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from course_helpers.grading.feedback import instructor_notebook
+from course_tools.grading.feedback import instructor_notebook
 
 #: Marks the log lines that ``course grade`` copies into its report.
 NOTE = "course-grading-note:"

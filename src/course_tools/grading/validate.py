@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 from traitlets.config import Config
 
-from course_helpers.grading.feedback import recorded_language
-from course_helpers.grading.settings import success_message, validator_messages
+from course_tools.grading.feedback import recorded_language
+from course_tools.grading.settings import success_message, validator_messages
 from course_helpers.i18n import translator
 
 

@@ -5,9 +5,9 @@ interrupt and stop the kernel. The course's configuration names
 :class:`SandboxedKernelManager` (``c.Execute.kernel_manager_class``), which changes three
 things, and nothing else, about jupyter_client's own manager:
 
-- the kernel command is wrapped in bubblewrap (:mod:`course_helpers.grading.bubblewrap`),
+- the kernel command is wrapped in bubblewrap (:mod:`course_tools.grading.bubblewrap`),
   inside a control group when this machine lets grading make one
-  (:mod:`course_helpers.grading.cgroups`);
+  (:mod:`course_tools.grading.cgroups`);
 - the kernel talks to nbgrader over Unix sockets in a private folder (ZeroMQ's ``ipc``
   transport), since the sandbox has no network;
 - an interrupt is a message on the control channel (the kernel then signals itself),
@@ -30,7 +30,7 @@ from typing import Any
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Int, List, Unicode
 
-from course_helpers.grading import bubblewrap, cgroups
+from course_tools.grading import bubblewrap, cgroups
 
 
 class SandboxedKernelManager(AsyncKernelManager):

@@ -6,17 +6,16 @@ paragraph's translation stale. A fenced block whose info string names a language
 (```python, ```bash, ...) is code: it is copied into every language as it is. A fenced
 block without one, or marked ```text, is a diagram or a layout of words: it is one unit,
 translated whole, and its fence lines must stay as they are. What counts as translatable
-in a code cell is defined in :mod:`course_helpers.l10n.code`.
+in a code cell is defined in :mod:`course_tools.l10n.code`.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
-from course_helpers.l10n import code, notebook_json
-from course_helpers.links import BADGES_CELL
+from course_tools import notebook_json
+from course_tools.l10n import code
+from course_tools.lessons import BADGES_CELL
 
 _FENCES = ("```", "~~~")
 #: Info strings of fenced blocks that hold words to translate, not code.
@@ -78,40 +77,6 @@ class Unit:
     cell_id: str
     text: str
     kind: str = "prose"
-
-
-class NotebookError(ValueError):
-    """An English lesson cannot be used as a translation source; the message says where."""
-
-
-def read_lesson(path: Path) -> notebook_json.Node:
-    """Read an English lesson and check what translation relies on: ids, no outputs.
-
-    The ids are checked in the raw JSON: nbformat silently renames a duplicate id when
-    it reads a notebook, which would detach a cell from its translations.
-    """
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise NotebookError(f"{path}, line {error.lineno}: not valid notebook JSON ({error.msg}).") from error
-    seen: dict[str, int] = {}
-    # Cells are counted from 1, as a person counts them in JupyterLab.
-    for index, cell in enumerate(raw.get("cells", []), start=1):
-        cell_id = cell.get("id")
-        if not cell_id:
-            raise NotebookError(f"{path}: cell {index} has no id. Save the notebook as nbformat 4.5.")
-        if cell_id in seen:
-            raise NotebookError(
-                f"{path}: cells {seen[cell_id]} and {index} share the id {cell_id!r}. "
-                "Give one of them a new id: translations are keyed by cell id."
-            )
-        seen[cell_id] = index
-        if cell.get("cell_type") == "code" and (cell.get("outputs") or cell.get("execution_count")):
-            raise NotebookError(
-                f"{path}: cell {index} (id {cell_id!r}) still has outputs. Strip them with "
-                f"'nbstripout --keep-id {path}' before extracting."
-            )
-    return notebook_json.reads(json.dumps(raw))
 
 
 def lesson_units(notebook: notebook_json.Node) -> list[Unit]:

@@ -1,7 +1,7 @@
 """nbgrader preprocessors that speak the assignment's language and keep outputs small.
 
 nbgrader's feedback page is English-only. Instead of patching it, the course's
-configuration (:mod:`course_helpers.grading.settings`) adds :class:`Localize` to
+configuration (:mod:`course_tools.grading.settings`) adds :class:`Localize` to
 ``GenerateFeedback.preprocessors`` and renders with this package's ``course_feedback``
 template, which takes every label from ``resources["course"]``. :class:`LimitOutputSize`
 joins the autograde preprocessors, because nbgrader's ``LimitOutput`` counts lines and a
@@ -21,7 +21,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
-from course_helpers.i18n import LANGUAGES, translator
+from course_helpers.i18n import translator
+from course_helpers.languages import LANGUAGES
 
 #: Where ``course assignment`` records the lesson and language in a source notebook.
 METADATA_KEY = "course_helpers"

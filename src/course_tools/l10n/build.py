@@ -4,7 +4,7 @@ Translated paragraphs replace the English ones. A paragraph whose translation is
 missing or fuzzy stays in English, and its cell gets a short note under its heading, in
 the learner's language, saying that the part is not translated yet or that its
 translation is being updated. Code cells are the English ones with their comments,
-docstrings and displayed strings translated (see :mod:`course_helpers.l10n.code`); the
+docstrings and displayed strings translated (see :mod:`course_tools.l10n.code`); the
 set-up cell also passes its language code to ``course.setup``.
 
 The output depends only on its inputs, so building twice gives the same bytes. A build
@@ -17,11 +17,12 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from course_helpers import links
-from course_helpers.links import SETUP_CELL
+from course_helpers.languages import TRANSLATED
+from course_tools import links, notebook_json
+from course_tools.lessons import BADGES_CELL, SETUP_CELL, lesson_names, read_lesson
 from course_helpers.i18n import translator
-from course_helpers.l10n import catalogs, code, files, notebook_json, rules
-from course_helpers.l10n.units import code_pieces, join_blocks, lesson_units, read_lesson, split_markdown
+from course_tools.l10n import catalogs, code, files, rules
+from course_tools.l10n.units import code_pieces, join_blocks, lesson_units, split_markdown
 
 #: The notes shown on a markdown cell that is (partly) in English: its translation is
 #: out of date (a fuzzy entry), or there is none yet.
@@ -47,10 +48,10 @@ def localize(english: notebook_json.Node, translations: dict[tuple[str, str], st
     notebook = copy.deepcopy(english)
     notebook.metadata["course"] = {"language": language, "source": f"notebooks/en/{name}.ipynb"}
     for index, cell in enumerate(notebook.cells):
-        if cell.get("id") == links.BADGES_CELL:
+        if cell.get("id") == BADGES_CELL:
             if repo is not None:
                 notebook.cells[index] = notebook_json.markdown_cell(
-                    links.BADGES_CELL, repo.badges(language, name),
+                    BADGES_CELL, repo.badges(language, name),
                     {"course": {"generated": "course links"}})
         elif cell.cell_type == "markdown":
             texts, missing = [], []
@@ -119,13 +120,13 @@ def build(root: Path, languages: list[str] | None = None) -> list[Path]:
     changes, and the error names each broken entry.
     """
     catalogs.check_locale_folders(root)
-    languages = languages or list(catalogs.LANGUAGES)
+    languages = languages or list(TRANSLATED)
     for language in languages:
-        if language not in catalogs.LANGUAGES:
+        if language not in TRANSLATED:
             raise catalogs.CatalogError(
-                f"Unknown language {language!r}; choose from {', '.join(catalogs.LANGUAGES)}.")
+                f"Unknown language {language!r}; choose from {', '.join(TRANSLATED)}.")
     made, problems = {}, []
-    for name in catalogs.lessons(root):
+    for name in lesson_names(root=root):
         english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
         for language in languages:
             try:

@@ -8,15 +8,21 @@ output file that never replaces the lesson itself, and an error that names the c
 from __future__ import annotations
 
 import difflib
+import json
 import os
 from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 
+from course_helpers.languages import check_language
 from course_helpers.quick import QUICK_MODE_VARIABLE
+from course_tools import notebook_json
 
-LANGUAGES = ("en", "pt-br", "es", "fr")
+#: The id of the markdown cell that opens every lesson with its two badges (``course links``).
+BADGES_CELL = "badges"
+#: The id of every lesson's first code cell, which calls ``course.setup(language=...)``.
+SETUP_CELL = "setup"
 
 
 def project_root() -> Path:
@@ -31,9 +37,12 @@ def project_root() -> Path:
     )
 
 
-def lesson_names(language: str = "en") -> list[str]:
-    """Lesson names in order, e.g. ``['01_replay_buffers', '02_dqn_cartpole', ...]``."""
-    folder = project_root() / "notebooks" / _check_language(language)
+def lesson_names(language: str = "en", root: Path | None = None) -> list[str]:
+    """Lesson names in order, e.g. ``['01_replay_buffers', '02_dqn_cartpole', ...]``.
+
+    ``root`` is the checkout (by default :func:`project_root`).
+    """
+    folder = (root or project_root()) / "notebooks" / check_language(language)
     return sorted(p.stem for p in folder.glob("[0-9][0-9]_*.ipynb"))
 
 
@@ -51,10 +60,38 @@ def lesson_path(name: str, language: str = "en") -> Path:
     return project_root() / "notebooks" / language / f"{matches[0]}.ipynb"
 
 
-def _check_language(language: str) -> str:
-    if language not in LANGUAGES:
-        raise ValueError(f"Unknown language {language!r}. Choose one of: {', '.join(LANGUAGES)}.")
-    return language
+class NotebookError(ValueError):
+    """An English lesson cannot be used as a translation source; the message says where."""
+
+
+def read_lesson(path: Path) -> notebook_json.Node:
+    """Read an English lesson and check what translation relies on: ids, no outputs.
+
+    The ids are checked in the raw JSON: nbformat silently renames a duplicate id when
+    it reads a notebook, which would detach a cell from its translations.
+    """
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"{path}, line {error.lineno}: not valid notebook JSON ({error.msg}).") from error
+    seen: dict[str, int] = {}
+    # Cells are counted from 1, as a person counts them in JupyterLab.
+    for index, cell in enumerate(raw.get("cells", []), start=1):
+        cell_id = cell.get("id")
+        if not cell_id:
+            raise NotebookError(f"{path}: cell {index} has no id. Save the notebook as nbformat 4.5.")
+        if cell_id in seen:
+            raise NotebookError(
+                f"{path}: cells {seen[cell_id]} and {index} share the id {cell_id!r}. "
+                "Give one of them a new id: translations are keyed by cell id."
+            )
+        seen[cell_id] = index
+        if cell.get("cell_type") == "code" and (cell.get("outputs") or cell.get("execution_count")):
+            raise NotebookError(
+                f"{path}: cell {index} (id {cell_id!r}) still has outputs. Strip them with "
+                f"'nbstripout --keep-id {path}' before extracting."
+            )
+    return notebook_json.reads(json.dumps(raw))
 
 
 @contextmanager

@@ -56,64 +56,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-
-
-from course_helpers import lessons
+from course_tools import instrument, lessons
 
 GROUPS = ("dqn", "sac", "baseline", "cores", "quick", "l10n", "colab")
 
-# Run before a lesson's training cells: wraps its evaluation function so each call's
-# start, end and result are recorded.
-_RECORDER = r'''
-import time as _bench_time
-
-_bench_evals = []
-
-
-def _bench_timed(evaluate, read=lambda value: value):
-    def timed(*args, **kwargs):
-        start = _bench_time.perf_counter()
-        value = evaluate(*args, **kwargs)
-        _bench_evals.append((start, _bench_time.perf_counter(), float(read(value))))
-        return value
-    return timed
-'''
-
-# The last cell of every instrumented run: the figures, as one JSON line.
-_REPORT = r'''
-import json as _json, resource as _resource
-_loop = [e for e in _bench_evals if e[0] >= _bench_t0]
-_report = {
-    "peak_memory_mb": _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1024,
-    "iterations": int(dict(hp).get("num_env_steps", dict(hp).get("num_iterations"))),
-    # Lesson 3 counts iterations of one gradient step and collect_steps_per_iteration steps.
-    "env_steps": int(dict(hp).get("num_env_steps")
-                     or dict(hp)["num_iterations"] * dict(hp).get("collect_steps_per_iteration", 1)),
-    "loop_seconds": _bench_t1 - _bench_t0,
-    "eval_seconds": sum(end - start for start, end, _ in _loop),
-    "evaluations": [[int(step), end - _bench_t0, value]
-                    for step, (start, end, value) in zip(eval_steps[1:], _loop)],
-    # SAC's training curves, where the lesson records them: what a tuning run reads.
-    "curves": {name: [float(v) for v in globals()[name]]
-               for name in ("log_steps", "alphas", "entropies", "critic_losses")
-               if name in globals()},
-}
-print("BENCHMARK " + _json.dumps(_report))
-'''
-
+# The cells course bench wraps, by id ({source} is the lesson's own code). The code they add
+# is course_tools.instrument, imported into the lesson's kernel.
+_IMPORT = "from course_tools import instrument as _bench\n"
 # A training-loop cell, timed from its first line to its last.
-_TIMED_LOOP = "_bench_t0 = _bench_time.perf_counter()\n{source}\n_bench_t1 = _bench_time.perf_counter()"
-
-# Lesson 02: the instrumented cells, keyed by cell id ({source} is the lesson's code).
-_DQN_CELLS = {
-    "train-start": _RECORDER + "course.average_return = _bench_timed(course.average_return)\n{source}",
+_TIMED_LOOP = "_bench.loop_started()\n{source}\n_bench.loop_ended()"
+DQN_CELLS = {
+    "train-start": _IMPORT + "course.average_return = _bench.timed(course.average_return)\n{source}",
     "train-loop": _TIMED_LOOP,
 }
-_SAC_CELLS = {
-    "metrics": _RECORDER + "{source}\nget_eval_metrics = _bench_timed(get_eval_metrics, "
-               "lambda metrics: metrics['AverageReturn'])",
+SAC_CELLS = {
+    "metrics": _IMPORT + "{source}\n"
+               "get_eval_metrics = _bench.timed(get_eval_metrics, lambda m: m['AverageReturn'])",
     "train-loop": _TIMED_LOOP,
 }
+# The last cell of every instrumented run: the figures, as one line.
+_REPORT = "print(_bench.report(globals()))"
 
 # Cells that only show or film the result; the benchmark skips them in its runs.
 _SKIPPED = {"02_dqn_cartpole": ("video",), "03_sac_minitaur": ("video",)}
@@ -153,9 +115,9 @@ def run_instrumented(lesson: str, cells: dict[str, str], *, quick: bool = False,
         seconds = time.perf_counter() - start
         outputs = nbformat.read(path, as_version=4).cells[-1].outputs
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
-    if "BENCHMARK " not in text:
+    if instrument.PREFIX not in text:
         raise RuntimeError(f"{name}: the report cell printed no figures:\n{text[-2000:]}")
-    return {"seconds": seconds, **json.loads(text.split("BENCHMARK ", 1)[1])}
+    return {"seconds": seconds, **json.loads(text.split(instrument.PREFIX, 1)[1])}
 
 
 def first_at(evaluations: Sequence[Sequence[float]], target: float) -> tuple[int, float] | None:
@@ -186,7 +148,7 @@ def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
              environment: dict[str, str], hyperparameters: str = "") -> list[Row]:
     lesson, rows, reached, walls = "02 DQN", [], [], []
     for seed in seeds:
-        report = run_instrumented("02", _DQN_CELLS, quick=quick, seed=seed,
+        report = run_instrumented("02", DQN_CELLS, quick=quick, seed=seed,
                                   hyperparameters=hyperparameters, environment=environment)
         first = first_at(report["evaluations"], 195)
         final = report["evaluations"][-1][2] if report["evaluations"] else float("nan")
@@ -223,7 +185,7 @@ def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: 
         f"num_iterations={iterations},log_interval={max(1, iterations // 10)}" if iterations else "",
         hyperparameters]))
     for seed in seeds:
-        report = run_instrumented("03", _SAC_CELLS, quick=quick, seed=seed,
+        report = run_instrumented("03", SAC_CELLS, quick=quick, seed=seed,
                                   hyperparameters=overrides, environment=environment)
         evaluations, label = report["evaluations"], f"{device} seed {seed}:"
         per_iteration = report["env_steps"] // report["iterations"]
@@ -309,7 +271,7 @@ def dqn_baseline_rows(quick: bool, device: str, environment: dict[str, str]) -> 
     """
     dqn_arguments = ["--iterations", "300", "--eval-interval", "100", "--eval-episodes", "2"] if quick else []
     published = run_published("dqn_tutorial", dqn_arguments, environment)
-    lesson = run_instrumented("02", _DQN_CELLS, quick=quick, environment=environment)
+    lesson = run_instrumented("02", DQN_CELLS, quick=quick, environment=environment)
     return [
         Row("02 DQN", f"{device} published tutorial as a script, {published['iterations']:,} iterations, "
             f"{len(published['evaluations']) - 1} evaluations", _loop_and_whole(published)),
@@ -338,10 +300,10 @@ def sac_baseline_rows(quick: bool, iterations: int, device: str,
     # log_interval: the lesson plots its training curves, which needs at least one point.
     overrides = (f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
                  f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}")
-    lesson = run_instrumented("03", _SAC_CELLS, quick=quick, hyperparameters=overrides,
+    lesson = run_instrumented("03", SAC_CELLS, quick=quick, hyperparameters=overrides,
                               environment=environment)
     equal_work = run_instrumented(
-        "03", _SAC_CELLS, quick=quick, environment=environment,
+        "03", SAC_CELLS, quick=quick, environment=environment,
         hyperparameters=overrides + ",collect_steps_per_iteration=1,steps_per_call=10")
     ratio = lesson["env_steps"] // lesson["iterations"]
     label = "ms per environment step, evaluation excluded"
@@ -379,8 +341,8 @@ def cores_rows(quick: bool, iterations: int, device: str,
         os.sched_setaffinity(0, cores)
         try:
             runs[len(cores)] = (
-                run_instrumented("02", _DQN_CELLS, quick=quick, environment=environment),
-                run_instrumented("03", _SAC_CELLS, quick=quick, hyperparameters=overrides,
+                run_instrumented("02", DQN_CELLS, quick=quick, environment=environment),
+                run_instrumented("03", SAC_CELLS, quick=quick, hyperparameters=overrides,
                                  environment=environment))
         finally:
             os.sched_setaffinity(0, available)
@@ -423,7 +385,7 @@ def quick_rows(names: Sequence[str]) -> list[Row]:
 
 def l10n_rows() -> list[Row]:
     """Extract, merge and build every language, in a scratch copy of notebooks/ and locales/."""
-    from course_helpers.l10n import build, catalogs
+    from course_tools.l10n import build, catalogs
 
     root = lessons.project_root()
     with tempfile.TemporaryDirectory(prefix="course-bench-") as scratch:
@@ -443,7 +405,7 @@ def l10n_rows() -> list[Row]:
         runs = []
         for _ in range(3):
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "course_helpers.cli", "l10n", *command], cwd=root,
+            subprocess.run([sys.executable, "-m", "course_tools.cli", "l10n", *command], cwd=root,
                            capture_output=True, check=False)
             runs.append(time.perf_counter() - start)
         rows.append(Row("all", f"course l10n {' '.join(command)} (a new process, median of 3)",

@@ -20,18 +20,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import nbformat
 
-from course_helpers.i18n import LANGUAGES, translator
+from course_helpers.i18n import translator
+from course_helpers.languages import ALL, LANGUAGES
+from course_tools.lessons import BADGES_CELL, SETUP_CELL, lesson_names, read_lesson
 
-#: The id of the markdown cell that opens every lesson with its two badges.
-BADGES_CELL = "badges"
-SETUP_CELL = "setup"
 README_START = "<!-- badges:start (written by `course links`; edit pyproject.toml instead) -->"
 README_END = "<!-- badges:end -->"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 #: Where the set-up cell installs course_helpers from on Colab: an archive of the branch.
 _ARCHIVE = re.compile(r"https://github\.com/[^/\s\"']+/[^/\s\"']+/archive/refs/heads/[^\s\"']+\.zip")
-LANGUAGE_NAMES = {"en": "English", "pt-br": "Português (Brasil)", "es": "Español", "fr": "Français"}
 
 
 @dataclass(frozen=True)
@@ -122,7 +120,7 @@ def with_links(notebook: nbformat.NotebookNode, repo: Repository, language: str,
 
 def readme_table(repo: Repository, lessons: list[str], titles: dict[str, str]) -> str:
     """One row per lesson, one column per language, two badges in each cell."""
-    header = "| Lesson | " + " | ".join(LANGUAGE_NAMES[lang] for lang in LANGUAGES) + " |"
+    header = "| Lesson | " + " | ".join(entry.name for entry in ALL) + " |"
     rows = [header, "| --- |" + " --- |" * len(LANGUAGES)]
     for lesson in lessons:
         cells = [repo.badges(language, lesson).replace(") [", ")<br>[") for language in LANGUAGES]
@@ -155,13 +153,11 @@ def sync(root: Path, check: bool = False) -> list[Path]:
     Returns the files that were (with ``check``: would be) rewritten. The localized
     notebooks take their badges from ``course l10n build``.
     """
-    from course_helpers.l10n.catalogs import lessons
-    from course_helpers.l10n.units import read_lesson
 
     repo = repository(root)
     changed = []
     titles = {}
-    for lesson in lessons(root):
+    for lesson in lesson_names(root=root):
         path = root / "notebooks" / "en" / f"{lesson}.ipynb"
         notebook = read_lesson(path)
         titles[path.stem] = lesson_title(notebook)

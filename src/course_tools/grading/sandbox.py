@@ -1,7 +1,7 @@
 """Limits for the kernel that runs a student's notebook during grading.
 
 nbgrader executes each submission in its own Jupyter kernel, a separate process. The
-course's nbgrader configuration (:mod:`course_helpers.grading.settings`) starts that
+course's nbgrader configuration (:mod:`course_tools.grading.settings`) starts that
 kernel with one extra start-up line, a call to :func:`confine`, which runs before any
 student cell. It:
 
@@ -120,14 +120,14 @@ def confine(*, cpu_seconds: int, memory_mb: int, file_mb: int, user: str | None 
             "{path} was refused.")
         sys.addaudithook(write_guard([str(folder), str(private)], message))
     except BaseException as error:  # noqa: BLE001 - anything at all must stop the kernel
-        print(f"course_helpers.grading.sandbox: could not confine the kernel: {error!r}",
+        print(f"course_tools.grading.sandbox: could not confine the kernel: {error!r}",
               file=sys.stderr, flush=True)
         os._exit(70)
 
 
 def startup_line(**limits: Any) -> str:
     """The IPython start-up line that calls :func:`confine`, leaving no name behind."""
-    return f"__import__('course_helpers.grading.sandbox', fromlist=['confine']).confine(**{limits!r})"
+    return f"__import__('course_tools.grading.sandbox', fromlist=['confine']).confine(**{limits!r})"
 
 
 def check_user(user: str) -> None:
@@ -151,7 +151,7 @@ def check_user(user: str) -> None:
                               f"as user id {os.geteuid()}. Run the grading command with sudo, "
                               "or set user=None in nbgrader_config.py.")
     try:
-        probe = subprocess.run([sys.executable, "-c", "import tomllib, course_helpers.grading"],
+        probe = subprocess.run([sys.executable, "-c", "import tomllib, course_tools.grading"],
                                user=user, cwd="/", capture_output=True, text=True)
         failed = probe.returncode != 0
         reason = (probe.stderr.strip().splitlines() or ["no error message"])[-1]

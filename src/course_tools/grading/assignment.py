@@ -14,16 +14,16 @@ from pathlib import Path
 
 import nbformat
 
-from course_helpers import exercises
-from course_helpers.grading.feedback import METADATA_KEY
-from course_helpers.i18n import check_language
+from course_tools import exercises
+from course_tools.grading.feedback import METADATA_KEY
+from course_helpers.languages import check_language
 
 CONFIG_TEMPLATE = '''# Written by `course assignment` for the course "{course_id}". It is yours to edit:
 # `course assignment` never rewrites this file once it exists. nbgrader reads it from
 # every command run in this folder. See the README, "Grading with nbgrader".
 from pathlib import Path
 
-from course_helpers.grading import settings
+from course_tools.grading import settings
 
 c = get_config()  # noqa: F821 - nbgrader defines get_config() when it loads this file
 settings.apply(
@@ -104,8 +104,8 @@ def write(root: Path, course: Path, lesson: str, language: str, *,
         config.write_text(CONFIG_TEMPLATE.format(course_id=course.resolve().name,
                                                  language=language, exchange=exchange),
                           encoding="utf-8")
-    elif "course_helpers.grading" not in config.read_text(encoding="utf-8"):
-        raise ValueError(f"{config} exists and does not call course_helpers.grading.settings."
+    elif "course_tools.grading" not in config.read_text(encoding="utf-8"):
+        raise ValueError(f"{config} exists and does not call course_tools.grading.settings."
                          "apply(...). Add that call (see the README, \"Grading with nbgrader\"), "
                          "or choose an empty folder for the course.")
     target = course / "source" / assignment_id(lesson, language) / f"{lesson}.ipynb"
