@@ -4,7 +4,7 @@
 #               in quick mode
 # Everything installs into .venv from requirements.txt, the one file that holds the pins.
 #
-# CI runs `make ci`: `make test`, then `make test-colab`, which executes the lessons in
+# CI runs `make ci`: `make lint`, `make test`, then `make test-colab`, which executes the lessons in
 # French and English on a Colab-like stack (Python 3.13, TensorFlow 2.21, Keras 3 with
 # tf-keras, no Reverb) in .venv-colab-3.13, where the lessons' own set-up cells install
 # tf-agents and compile pybullet as on Colab; then the same in English on Colab's older
@@ -15,7 +15,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test test-unit test-notebooks test-colab ci run lock lock-colab setup clean
+.PHONY: lab lint test test-unit test-notebooks test-doctests test-colab ci run lock lock-colab setup clean
 
 lab: setup
 	$(BIN)/course lab
@@ -25,11 +25,26 @@ lab: setup
 # are not run a third time here.
 TRANSLATED := notebooks/pt-br notebooks/es notebooks/fr
 
-test: setup
+test: setup test-doctests
 	$(BIN)/python -m pytest tests $(TRANSLATED)
 
-test-unit: setup
+# About a minute on two cores: the unit tests, then the docstrings' examples.
+test-unit: setup test-doctests
 	$(BIN)/python -m pytest -m unit tests
+
+# The examples in the packages' docstrings, run as doctests (a second pytest run, so that
+# tests/ is not imported as doctest modules too).
+test-doctests: setup
+	$(BIN)/python -m pytest -p no:cacheprovider --doctest-modules src
+
+# Lint and format (ruff), types (mypy), and the import contracts between the learner's
+# runtime and the course's tooling (import-linter); settings in pyproject.toml. The same
+# checks run before each commit once `.venv/bin/pre-commit install` has been run.
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # tests/ is always named so that tests/conftest.py loads (quick mode, markers).
 test-notebooks: setup
@@ -37,7 +52,7 @@ test-notebooks: setup
 
 # Both Colab-like profiles: 3.13 in French and English, 3.12 in English (the localized
 # set-up output is already checked on 3.13). 3 to 5 minutes each on two cores.
-ci: test
+ci: lint test
 	$(MAKE) test-colab COLAB_PYTHON=3.13
 	$(MAKE) test-colab COLAB_PYTHON=3.12 COLAB_LANGUAGES=en
 

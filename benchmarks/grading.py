@@ -33,8 +33,11 @@ def main() -> None:
     parser.add_argument("lesson", nargs="?", default="01")
     parser.add_argument("--lang", default="en")
     parser.add_argument("-n", "--submissions", type=int, default=20)
-    parser.add_argument("--compare", action="store_true",
-                        help="grade each submission again without the sandbox, right after")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="grade each submission again without the sandbox, right after",
+    )
     args = parser.parse_args()
     root = lessons.project_root()
     lesson = lessons.lesson_path(args.lesson).stem
@@ -42,8 +45,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         course = Path(folder) / "course"
         assignment.write(root, course, lesson, args.lang)
-        subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", name],
-                       cwd=course, env=grade.nbgrader_environment(), check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "nbgrader", "generate_assignment", name],
+            cwd=course,
+            env=grade.nbgrader_environment(),
+            check=True,
+            capture_output=True,
+        )
         released = nbformat.read(course / "release" / name / f"{lesson}.ipynb", as_version=4)
         for cell in released.cells:
             cell.source = exercises.solutions(root, lesson).get(cell.get("id"), cell.source)
@@ -58,8 +66,12 @@ def main() -> None:
         if args.compare:  # each student again, both ways, in alternating order
             for index, outcome in enumerate(outcomes):
                 order = (True, False) if index % 2 else (False, True)
-                pair = {way: grade.grade_one(course, name, outcome.student, timeout=1800,
-                                             unsandboxed=way) for way in order}
+                pair = {
+                    way: grade.grade_one(
+                        course, name, outcome.student, timeout=1800, unsandboxed=way
+                    )
+                    for way in order
+                }
                 outcomes[index], plain = pair[False], pair[True]
                 unsandboxed.append(plain)
     seconds = sorted(outcome.seconds for outcome in outcomes)
@@ -75,10 +87,14 @@ def main() -> None:
         plain = sorted(outcome.seconds for outcome in unsandboxed)
         extra = [s.seconds - u.seconds for s, u in zip(outcomes, unsandboxed)]
         print(f"{'unsandboxed: per submission (median)':<40} {plain[len(plain) // 2]:.1f} s")
-        print(f"{'unsandboxed: all with full marks':<40} "
-              f"{all(o.score == o.max_score for o in unsandboxed)}")
-        print(f"{'sandbox cost per submission (median)':<40} {statistics.median(extra):+.1f} s "
-              f"(paired; range {min(extra):+.1f} to {max(extra):+.1f} s)")
+        print(
+            f"{'unsandboxed: all with full marks':<40} "
+            f"{all(o.score == o.max_score for o in unsandboxed)}"
+        )
+        print(
+            f"{'sandbox cost per submission (median)':<40} {statistics.median(extra):+.1f} s "
+            f"(paired; range {min(extra):+.1f} to {max(extra):+.1f} s)"
+        )
 
 
 if __name__ == "__main__":

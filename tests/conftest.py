@@ -60,7 +60,9 @@ def write_notebook(path, *sources):
 
     notebook = v4.new_notebook(cells=[v4.new_code_cell(source) for source in sources])
     notebook.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3", "language": "python"
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
     }
     nbformat.write(notebook, path)
     return path

@@ -29,10 +29,14 @@ def test_return_at_finds_the_evaluation_at_a_step():
 
 
 def test_alpha_and_entropy_are_read_where_an_evaluation_ran():
-    curves = {"log_steps": [5_000, 10_000, 20_000], "alphas": [0.5, 0.2, 0.05],
-              "entropies": [-1.0, -2.5, -4.0]}
+    curves: dict[str, list[float]] = {
+        "log_steps": [5_000, 10_000, 20_000],
+        "alphas": [0.5, 0.2, 0.05],
+        "entropies": [-1.0, -2.5, -4.0],
+    }
     assert bench.alpha_and_entropy(curves, [10_000, 20_000, 40_000]) == (
-        "10,000, 0.200, -2.50; 20,000, 0.050, -4.00")
+        "10,000, 0.200, -2.50; 20,000, 0.050, -4.00"
+    )
     assert bench.alpha_and_entropy({}, [20_000]) == "none logged"
 
 
@@ -50,8 +54,10 @@ def test_ms_per_env_step_divides_by_the_environment_steps_of_the_run():
 
 
 def test_the_table_aligns_its_columns_and_has_a_markdown_form():
-    rows = [bench.Row("02 DQN", "cpu seed 42: final average return", "200.0"),
-            bench.Row("all", "localization build", "3.1 s")]
+    rows = [
+        bench.Row("02 DQN", "cpu seed 42: final average return", "200.0"),
+        bench.Row("all", "localization build", "3.1 s"),
+    ]
     text = bench.format_table(rows).splitlines()
     assert text[0].split() == ["lesson", "figure", "value"]
     assert len({line.index(value) for line, value in zip(text[1:], ("200.0", "3.1 s"))}) == 1
@@ -77,17 +83,32 @@ def test_every_cell_the_benchmark_replaces_exists_in_the_english_lesson(lesson, 
 @pytest.mark.notebook
 def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     result = subprocess.run(
-        [sys.executable, "-m", "course_tools.cli", "bench", "--quick", "--only", "dqn,sac,baseline,l10n",
-         "--seeds", "42", "--sac-seeds", "7"],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "course_tools.cli",
+            "bench",
+            "--quick",
+            "--only",
+            "dqn,sac,baseline,l10n",
+            "--seeds",
+            "42",
+            "--sac-seeds",
+            "7",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.split("\n\n")[-1].strip().splitlines()
     rows = {tuple(re.split(r"\s{2,}", line.strip(), maxsplit=2)[:2]): line for line in lines}
     assert ("lesson", "figure") in rows
     values = {key: re.split(r"\s{2,}", line.strip(), maxsplit=2)[2] for key, line in rows.items()}
-    assert re.fullmatch(r"[\d.]+ s \(evaluation [\d.]+ s\)",
-                        values["02 DQN", "cpu seed 42: training + evaluation, 400 steps"])
+    assert re.fullmatch(
+        r"[\d.]+ s \(evaluation [\d.]+ s\)",
+        values["02 DQN", "cpu seed 42: training + evaluation, 400 steps"],
+    )
     first = values["02 DQN", "cpu seed 42: first average return >= 195"]
     final = float(values["02 DQN", "cpu seed 42: final average return"])
     # 400 steps rarely reach 195; either way the row must agree with the final return.
@@ -100,21 +121,55 @@ def test_course_bench_in_quick_mode_prints_a_table_with_every_figure_group():
     assert re.fullmatch(r"\d+ MiB", values["03 SAC", "cpu seed 7: peak memory"])
     build = [key for key in values if key[1].startswith("localization build")]
     assert len(build) == 1 and re.fullmatch(r"[\d.]+ s", values[build[0]])
-    assert re.fullmatch(r"loop [\d.]+ s \(evaluation [\d.]+ s\); whole [\d.]+ s",
-                        values["02 DQN", "cpu published tutorial as a script, 300 iterations, 3 evaluations"])
-    assert re.fullmatch(r"loop [\d.]+ s \(evaluation [\d.]+ s\); whole [\d.]+ s",
-                        values["02 DQN", "cpu lesson, 400 environment steps, 2 evaluations"])
+    assert re.fullmatch(
+        r"loop [\d.]+ s \(evaluation [\d.]+ s\); whole [\d.]+ s",
+        values["02 DQN", "cpu published tutorial as a script, 300 iterations, 3 evaluations"],
+    )
+    assert re.fullmatch(
+        r"loop [\d.]+ s \(evaluation [\d.]+ s\); whole [\d.]+ s",
+        values["02 DQN", "cpu lesson, 400 environment steps, 2 evaluations"],
+    )
     assert re.fullmatch(r"[\d.]+ times", values["02 DQN", "cpu published tutorial / whole lesson"])
     assert float(values["03 SAC", "cpu seed 7: ms per environment step, evaluation excluded"]) > 0
     label = "ms per environment step, evaluation excluded"
-    assert float(values["03 SAC", f"cpu published tutorial, 200 environment steps and gradient steps: {label}"]) > 0
-    assert float(values["03 SAC", f"cpu lesson, 400 environment steps and 200 gradient steps: {label}"]) > 0
-    assert re.fullmatch(r"[\d.]+ times", values[
-        "03 SAC", "cpu published tutorial / lesson, ms per environment step (the lesson takes 1 gradient step per 2)"])
-    assert float(values["03 SAC", f"cpu lesson at 1 gradient step per environment step, 200 of each: {label}"]) > 0
-    assert re.fullmatch(r"[\d.]+ times", values["03 SAC", "cpu published tutorial / lesson at equal work"])
-    for command in ("status", "check"):
-        assert re.fullmatch(r"[\d.]+ s", values["all", f"course l10n {command} (a new process, median of 3)"])
+    assert (
+        float(
+            values[
+                "03 SAC",
+                f"cpu published tutorial, 200 environment steps and gradient steps: {label}",
+            ]
+        )
+        > 0
+    )
+    assert (
+        float(
+            values["03 SAC", f"cpu lesson, 400 environment steps and 200 gradient steps: {label}"]
+        )
+        > 0
+    )
+    assert re.fullmatch(
+        r"[\d.]+ times",
+        values[
+            "03 SAC",
+            "cpu published tutorial / lesson, ms per environment step (the lesson takes 1 gradient step per 2)",
+        ],
+    )
+    assert (
+        float(
+            values[
+                "03 SAC",
+                f"cpu lesson at 1 gradient step per environment step, 200 of each: {label}",
+            ]
+        )
+        > 0
+    )
+    assert re.fullmatch(
+        r"[\d.]+ times", values["03 SAC", "cpu published tutorial / lesson at equal work"]
+    )
+    for command in ("--help", "list", "l10n status", "l10n check"):
+        assert re.fullmatch(
+            r"[\d.]+ s", values["all", f"course {command} (a new process, median of 3)"]
+        )
 
 
 def test_a_published_script_that_fails_is_reported_with_its_name_and_output(tmp_path, monkeypatch):
@@ -131,7 +186,8 @@ def test_a_published_script_reports_its_figures_and_its_whole_time(tmp_path, mon
     folder.mkdir(parents=True)
     (folder / "fine.py").write_text(
         'import json, os\nprint("step 1")\n'
-        'print("BENCHMARK " + json.dumps({"iterations": 10, "seen": os.environ["SEEN"]}))\n')
+        'print("BENCHMARK " + json.dumps({"iterations": 10, "seen": os.environ["SEEN"]}))\n'
+    )
     monkeypatch.setattr(lessons, "project_root", lambda: tmp_path)
     report = bench.run_published("fine", [], {"SEEN": "yes"})
     assert report["iterations"] == 10 and report["seen"] == "yes" and report["seconds"] > 0
@@ -151,7 +207,9 @@ def test_seeds_that_are_not_numbers_are_refused_naming_the_option(option, capsys
     from course_tools import cli
 
     assert cli.main(["bench", "--only", "dqn,sac", option, "42,one"]) != 0
-    assert f"{option} takes whole numbers separated by commas, got '42,one'" in capsys.readouterr().err
+    assert (
+        f"{option} takes whole numbers separated by commas, got '42,one'" in capsys.readouterr().err
+    )
 
 
 def _executed_cell(outputs, start="2026-11-24T10:00:00.250000Z", end="2026-11-24T10:01:12.750000Z"):
@@ -167,16 +225,21 @@ def test_cell_seconds_reads_the_timing_nbclient_records():
 
 
 def test_the_colab_rows_name_what_the_set_up_cell_installed():
-    said = ("Runtime ready on Colab: rendering with pyvirtualdisplay; quick mode on.\n"
-            "Installed for Colab in 212 s: tf-keras~=2.21.0, gin-config==0.5.0, pybullet==3.2.7.\n"
-            "Replay buffer: an in-process stand-in for Reverb.\n")
+    said = (
+        "Runtime ready on Colab: rendering with pyvirtualdisplay; quick mode on.\n"
+        "Installed for Colab in 212 s: tf-keras~=2.21.0, gin-config==0.5.0, pybullet==3.2.7.\n"
+        "Replay buffer: an in-process stand-in for Reverb.\n"
+    )
     assert bench.installed_for_colab(_executed_cell([said])) == (
-        "tf-keras~=2.21.0, gin-config==0.5.0, pybullet==3.2.7")
+        "tf-keras~=2.21.0, gin-config==0.5.0, pybullet==3.2.7"
+    )
     assert bench.installed_for_colab(_executed_cell(["Runtime ready on Binder.\n"])) == "nothing"
 
 
 def test_the_colab_group_refuses_a_python_without_a_profile():
-    with pytest.raises(ValueError, match=r"No Colab-like profile for Python 3\.10.*requirements-3\.10\.txt"):
+    with pytest.raises(
+        ValueError, match=r"No Colab-like profile for Python 3\.10.*requirements-3\.10\.txt"
+    ):
         bench.colab_rows("3.10")
 
 
@@ -184,16 +247,21 @@ def test_pin_to_cpus_limits_the_process_and_refuses_impossible_counts():
     import subprocess
     import sys
 
-    script = ("import os; from course_tools import bench; "
-              "print(bench.pin_to_cpus(1), len(os.sched_getaffinity(0)))")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=60)
+    script = (
+        "import os; from course_tools import bench; "
+        "print(bench.pin_to_cpus(1), len(os.sched_getaffinity(0)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
     assert result.stdout.split()[-1] == "1", result.stderr
     with pytest.raises(ValueError, match="--cpus takes a number from 1 to"):
         bench.pin_to_cpus(0)
 
 
-def test_the_cores_group_runs_each_lesson_on_every_core_then_on_one_and_restores_the_process(monkeypatch):
+def test_the_cores_group_runs_each_lesson_on_every_core_then_on_one_and_restores_the_process(
+    monkeypatch,
+):
     import os
 
     available = sorted(os.sched_getaffinity(0))
@@ -205,16 +273,28 @@ def test_the_cores_group_runs_each_lesson_on_every_core_then_on_one_and_restores
         # The kernel a run starts inherits this affinity.
         seen.append((lesson, len(os.sched_getaffinity(0))))
         seconds = 20.0 if len(os.sched_getaffinity(0)) > 1 else 34.0
-        return {"seconds": seconds, "loop_seconds": seconds / 2, "eval_seconds": 1.0,
-                "iterations": 1000, "env_steps": 2000}
+        return {
+            "seconds": seconds,
+            "loop_seconds": seconds / 2,
+            "eval_seconds": 1.0,
+            "iterations": 1000,
+            "env_steps": 2000,
+        }
 
     monkeypatch.setattr(bench, "run_instrumented", fake_run)
     rows = {row.figure: row.value for row in bench.cores_rows(False, 1000, "cpu", {})}
     assert seen == [("02", len(available)), ("03", len(available)), ("02", 1), ("03", 1)]
     assert sorted(os.sched_getaffinity(0)) == available
     assert rows[f"cpu whole lesson, 1 core / {len(available)} cores"] == "1.70 times"
-    assert rows[f"cpu ms per iteration, 1 core / {len(available)} cores"] == "1.78 times"  # (17 - 1) / (10 - 1)
-    assert rows["cpu 1 core: 1,000 iterations (2,000 environment steps): ms per iteration, evaluation excluded"] == "16.00"
+    assert (
+        rows[f"cpu ms per iteration, 1 core / {len(available)} cores"] == "1.78 times"
+    )  # (17 - 1) / (10 - 1)
+    assert (
+        rows[
+            "cpu 1 core: 1,000 iterations (2,000 environment steps): ms per iteration, evaluation excluded"
+        ]
+        == "16.00"
+    )
 
 
 def test_the_cores_group_says_why_it_skips_a_process_pinned_to_one_core(monkeypatch):
@@ -232,18 +312,25 @@ def test_the_kernel_instrumentation_times_the_loop_and_the_evaluations_inside_it
     monkeypatch.setattr(instrument.time, "perf_counter", lambda: next(clock))
     monkeypatch.setattr(instrument, "evaluations", [])
     returns = iter([9.0, 50.0, 200.0])
-    evaluate = instrument.timed(lambda: {"AverageReturn": next(returns)}, lambda m: m["AverageReturn"])
-    evaluate()                      # step 0, at 0.0 to 1.0: before the loop
-    instrument.loop_started()       # 10.0
-    evaluate()                      # 12.0 to 13.0
-    evaluate()                      # 20.0 to 21.0
-    instrument.loop_ended()         # 30.0
-    namespace = {"hp": {"num_iterations": 100, "collect_steps_per_iteration": 2},
-                 "eval_steps": [0, 50, 100], "alphas": [0.5, 0.25]}
+    evaluate = instrument.timed(
+        lambda: {"AverageReturn": next(returns)}, lambda m: m["AverageReturn"]
+    )
+    evaluate()  # step 0, at 0.0 to 1.0: before the loop
+    instrument.loop_started()  # 10.0
+    evaluate()  # 12.0 to 13.0
+    evaluate()  # 20.0 to 21.0
+    instrument.loop_ended()  # 30.0
+    namespace = {
+        "hp": {"num_iterations": 100, "collect_steps_per_iteration": 2},
+        "eval_steps": [0, 50, 100],
+        "alphas": [0.5, 0.25],
+    }
     figures = instrument.figures(namespace)
     assert figures["iterations"] == 100 and figures["env_steps"] == 200
     assert figures["loop_seconds"] == 20.0 and figures["eval_seconds"] == 2.0
     assert figures["evaluations"] == [[50, 3.0, 50.0], [100, 11.0, 200.0]]
     assert figures["curves"] == {"alphas": [0.5, 0.25]}
     line = instrument.report(namespace)
-    assert line.startswith(instrument.PREFIX) and json.loads(line[len(instrument.PREFIX):]) == figures
+    assert (
+        line.startswith(instrument.PREFIX) and json.loads(line[len(instrument.PREFIX) :]) == figures
+    )

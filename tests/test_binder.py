@@ -39,36 +39,52 @@ def test_binder_pins_are_exactly_the_pins_ci_installs():
 
 def test_the_pins_cover_the_stack_and_the_interface_languages():
     names = {re.split(r"[=<>!~ ;]", pin)[0].lower() for pin in pip_section(binder_environment())}
-    for package in ("tensorflow", "tf-agents", "dm-reverb", "gym", "pybullet", "jupyterlab",
-                    "jupyterlab-language-pack-pt-br", "jupyterlab-language-pack-es-es",
-                    "jupyterlab-language-pack-fr-fr"):
+    for package in (
+        "tensorflow",
+        "tf-agents",
+        "dm-reverb",
+        "gym",
+        "pybullet",
+        "jupyterlab",
+        "jupyterlab-language-pack-pt-br",
+        "jupyterlab-language-pack-es-es",
+        "jupyterlab-language-pack-fr-fr",
+    ):
         assert package in names, package
 
 
 def test_binder_and_local_set_ups_use_the_same_python():
     dependencies = binder_environment()["dependencies"]
     assert f"python={binder.PYTHON}" in dependencies
-    assert re.search(rf"^PYTHON \?= python{re.escape(binder.PYTHON)}$",
-                     (ROOT / "Makefile").read_text(), re.M)
-    assert f"python={binder.PYTHON}" in yaml.safe_load((ROOT / "environment.yml").read_text())[
-        "dependencies"]
+    assert re.search(
+        rf"^PYTHON \?= python{re.escape(binder.PYTHON)}$", (ROOT / "Makefile").read_text(), re.M
+    )
+    assert (
+        f"python={binder.PYTHON}"
+        in yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
+    )
 
 
 def test_post_build_installs_the_helpers_without_resolving_anything_else():
     script = BINDER / "postBuild"
     assert os.access(script, os.X_OK), "mybinder.org runs postBuild only if it is executable"
-    commands = [line for line in script.read_text().splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
+    commands = [
+        line
+        for line in script.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert "python -m pip install --no-cache-dir --no-deps -e ." in commands
 
 
 def test_start_sets_the_variables_the_lessons_need_then_starts_jupyter():
     script = BINDER / "start"
     assert os.access(script, os.X_OK)
-    exported = {}
+    exported: dict[str, str] = {}
     for line in script.read_text().splitlines():
         if line.startswith("export "):
-            exported.update(item.split("=", 1) for item in shlex.split(line)[1:])
+            for item in shlex.split(line)[1:]:
+                name, value = item.split("=", 1)
+                exported[name] = value
     exported.pop("JUPYTER_CONFIG_PATH")  # the learners' JupyterLab: the next test
     assert exported == runtime.RUNTIME_VARIABLES
     assert script.read_text().rstrip().endswith('exec "$@"')
@@ -76,14 +92,27 @@ def test_start_sets_the_variables_the_lessons_need_then_starts_jupyter():
 
 def test_binder_starts_jupyterlab_without_nbgraders_instructor_tools():
     """mybinder.org runs binder/start in the repository root before JupyterLab."""
-    probe = ("from jupyterlab_server.config import get_page_config; "
-             "print(sorted(get_page_config([], None).get('disabledExtensions', [])))")
-    shown = subprocess.run([str(BINDER / "start"), sys.executable, "-c", probe], cwd=ROOT,
-                           capture_output=True, text=True, env={**os.environ, "JUPYTER_CONFIG_PATH": ""})
+    probe = (
+        "from jupyterlab_server.config import get_page_config; "
+        "print(sorted(get_page_config([], None).get('disabledExtensions', [])))"
+    )
+    shown = subprocess.run(
+        [str(BINDER / "start"), sys.executable, "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "JUPYTER_CONFIG_PATH": ""},
+    )
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.strip() == str(sorted(["@jupyter/nbgrader:course-list",
-                                               "@jupyter/nbgrader:create-assignment",
-                                               "@jupyter/nbgrader:formgrader"]))
+    assert shown.stdout.strip() == str(
+        sorted(
+            [
+                "@jupyter/nbgrader:course-list",
+                "@jupyter/nbgrader:create-assignment",
+                "@jupyter/nbgrader:formgrader",
+            ]
+        )
+    )
 
 
 def test_the_local_conda_environment_installs_the_same_lock():
@@ -93,8 +122,10 @@ def test_the_local_conda_environment_installs_the_same_lock():
 
 
 def test_pins_keep_environment_markers_and_drop_comments():
-    text = ("# header\nappnope==1.0.0 ; sys_platform == 'darwin'  # via ipykernel\n"
-            "gym==0.23.0              # via -r requirements.in\n\n-e .\n")
+    text = (
+        "# header\nappnope==1.0.0 ; sys_platform == 'darwin'  # via ipykernel\n"
+        "gym==0.23.0              # via -r requirements.in\n\n-e .\n"
+    )
     assert binder.pins(text) == ["appnope==1.0.0 ; sys_platform == 'darwin'", "gym==0.23.0"]
 
 

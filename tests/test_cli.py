@@ -75,7 +75,11 @@ def test_course_lab_passes_every_option_to_jupyter_lab(project, monkeypatch):
     ((path, argv),) = calls
     assert path == sys.executable
     assert argv == [
-        sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={project / 'notebooks'}", *options
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        f"--ServerApp.root_dir={project / 'notebooks'}",
+        *options,
     ]
 
 
@@ -87,7 +91,7 @@ def test_course_lab_allows_root_only_when_running_as_root(project, monkeypatch, 
     monkeypatch.setattr(cli.os, "geteuid", lambda: uid)
     assert cli.main(["lab", "--no-browser"]) == 0
     ((argv,),) = [calls]
-    assert argv[-1 - len(expected):] == ["--no-browser", *expected]
+    assert argv[-1 - len(expected) :] == ["--no-browser", *expected]
 
 
 def free_port():
@@ -101,20 +105,37 @@ def get(url, timeout=5):
         return response.status, response.read().decode()
 
 
-INSTRUCTOR_PLUGINS = {"@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:formgrader",
-                      "@jupyter/nbgrader:course-list"}
+INSTRUCTOR_PLUGINS = {
+    "@jupyter/nbgrader:create-assignment",
+    "@jupyter/nbgrader:formgrader",
+    "@jupyter/nbgrader:course-list",
+}
 
 
 @pytest.mark.parametrize("instructor", [False, True], ids=["learner", "instructor"])
-def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_when_asked(instructor):
+def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_when_asked(
+    instructor,
+):
     port, token = free_port(), secrets.token_hex(16)
     course = Path(sys.executable).parent / "course"
     server = subprocess.Popen(
-        [str(course), "lab", *(["--instructor"] if instructor else []), "--no-browser",
-         "--port", str(port), f"--ServerApp.token={token}",
-         "--ServerApp.open_browser=False", "--allow-root"],
-        cwd=REPOSITORY, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            str(course),
+            "lab",
+            *(["--instructor"] if instructor else []),
+            "--no-browser",
+            "--port",
+            str(port),
+            f"--ServerApp.token={token}",
+            "--ServerApp.open_browser=False",
+            "--allow-root",
+        ],
+        cwd=REPOSITORY,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+    assert server.stderr is not None  # stderr=PIPE
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -126,7 +147,9 @@ def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_
                 raise  # the server answered, but not with the listing
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 if server.poll() is not None:
-                    pytest.fail(f"course lab exited with {server.returncode}:\n{server.stderr.read()[-3000:]}")
+                    pytest.fail(
+                        f"course lab exited with {server.returncode}:\n{server.stderr.read()[-3000:]}"
+                    )
                 if time.monotonic() > deadline:
                     pytest.fail("course lab did not answer within 60 seconds")
                 time.sleep(0.5)
@@ -144,12 +167,20 @@ def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_
         assert "JupyterLab" in page
         # What the browser is told to load: the learner's page leaves out the Create
         # Assignment panel, the Formgrader and the course list, and keeps the rest.
-        config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
-                                      r'(.*?)</script>', page, re.S).group(1))
+        config_data = re.search(
+            r'<script id="jupyter-config-data" type="application/json">' r"(.*?)</script>",
+            page,
+            re.S,
+        )
+        assert config_data is not None, "the page carries no jupyter-config-data"
+        config = json.loads(config_data.group(1))
         disabled = set(config.get("disabledExtensions", []))
         assert disabled & INSTRUCTOR_PLUGINS == (set() if instructor else INSTRUCTOR_PLUGINS)
-        assert not disabled & {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:validate-assignment",
-                               "@jupyter/nbgrader:menu"}
+        assert not disabled & {
+            "@jupyter/nbgrader:assignment-list",
+            "@jupyter/nbgrader:validate-assignment",
+            "@jupyter/nbgrader:menu",
+        }
         # ...and the server behind the Formgrader is not running for learners.
         try:
             formgrader = get(f"{base}/formgrader?token={token}")[0]

@@ -58,9 +58,14 @@ def test_colab_versions_are_the_versions_ci_tests():
 
 def test_tensorflow_2_16_and_later_get_tf_keras_of_the_same_minor_version(monkeypatch):
     real = colab.importlib.metadata.version
-    monkeypatch.setattr(colab.importlib.metadata, "version",
-                        lambda name: "2.20.0" if name == "tensorflow" else real(name))
-    assert colab._tf_keras_package().requirement == "tf-keras~=2.20.0"
+    monkeypatch.setattr(
+        colab.importlib.metadata,
+        "version",
+        lambda name: "2.20.0" if name == "tensorflow" else real(name),
+    )
+    keras = colab._tf_keras_package()
+    assert keras is not None
+    assert keras.requirement == "tf-keras~=2.20.0"
     # The pinned stack has no tf-keras, so on such a Colab it would be installed first.
     assert [p.requirement for p in colab.missing_packages()] == ["tf-keras~=2.20.0"]
 
@@ -72,15 +77,22 @@ def test_tensorflow_2_15_needs_no_tf_keras():
 def test_an_untested_tensorflow_is_named_with_the_newest_tested_and_what_to_do(monkeypatch):
     real = colab.importlib.metadata.version
     for found, expected in (("2.23.0", "newer than"), ("2.19.1", "older than")):
-        monkeypatch.setattr(colab.importlib.metadata, "version",
-                            lambda name, v=found: v if name == "tensorflow" else real(name))
+        monkeypatch.setattr(
+            colab.importlib.metadata,
+            "version",
+            lambda name, v=found: v if name == "tensorflow" else real(name),
+        )
         note = colab.untested_tensorflow_note()
+        assert note is not None
         newest = colab.TESTED_TENSORFLOW[-1]
         assert f"TensorFlow {found}, {expected} the versions" in note
         assert ", ".join(colab.TESTED_TENSORFLOW) in note
         assert f"%pip install tensorflow=={newest}.* tf-keras=={newest}.*" in note
-    monkeypatch.setattr(colab.importlib.metadata, "version",
-                        lambda name: f"{newest}.0" if name == "tensorflow" else real(name))
+    monkeypatch.setattr(
+        colab.importlib.metadata,
+        "version",
+        lambda name: f"{newest}.0" if name == "tensorflow" else real(name),
+    )
     assert colab.untested_tensorflow_note() is None
 
 
@@ -122,10 +134,14 @@ def offline_index(tmp_path, monkeypatch):
     name = "course_demo_pkg"
     with zipfile.ZipFile(wheels / f"{name}-1.0-py3-none-any.whl", "w") as wheel:
         wheel.writestr(f"{name}/__init__.py", "VALUE = 42\n")
-        wheel.writestr(f"{name}-1.0.dist-info/METADATA",
-                       "Metadata-Version: 2.1\nName: course-demo-pkg\nVersion: 1.0\n")
-        wheel.writestr(f"{name}-1.0.dist-info/WHEEL",
-                       "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        wheel.writestr(
+            f"{name}-1.0.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: course-demo-pkg\nVersion: 1.0\n",
+        )
+        wheel.writestr(
+            f"{name}-1.0.dist-info/WHEEL",
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
         wheel.writestr(f"{name}-1.0.dist-info/RECORD", "")
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
@@ -179,8 +195,11 @@ def numpy_sdist(offline_index, tmp_path, monkeypatch):
         "from setuptools import setup\n"
         "try:\n    import numpy\n    enabled = 1\nexcept ImportError:\n    enabled = 0\n"
         f"open('{name}.py', 'w').write(f'def isNumpyEnabled():\\n    return {{enabled}}\\n')\n"
-        f"setup(name='course-demo-numpy', version='1.0', py_modules=['{name}'])\n")
-    (source / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: course-demo-numpy\nVersion: 1.0\n")
+        f"setup(name='course-demo-numpy', version='1.0', py_modules=['{name}'])\n"
+    )
+    (source / "PKG-INFO").write_text(
+        "Metadata-Version: 2.1\nName: course-demo-numpy\nVersion: 1.0\n"
+    )
     import tarfile
 
     wheels = Path(os.environ["PIP_FIND_LINKS"])
@@ -210,7 +229,9 @@ def test_a_package_without_a_wheel_is_compiled_with_numpy_and_its_wheel_reused(n
 
 def test_a_build_that_lacks_numpy_stops_the_set_up_with_what_to_do(numpy_sdist, monkeypatch):
     monkeypatch.setattr(colab, "numpy_enabled", lambda module, python=None: False)
-    with pytest.raises(colab.InstallFailed, match="without NumPy support.*%pip uninstall -y course-demo-numpy"):
+    with pytest.raises(
+        colab.InstallFailed, match="without NumPy support.*%pip uninstall -y course-demo-numpy"
+    ):
         colab.install([numpy_sdist])
 
 
@@ -218,12 +239,16 @@ def test_the_untested_tensorflow_note_speaks_the_lesson_language(monkeypatch):
     from course_helpers import i18n
 
     real = colab.importlib.metadata.version
-    monkeypatch.setattr(colab.importlib.metadata, "version",
-                        lambda name: "2.23.0" if name == "tensorflow" else real(name))
+    monkeypatch.setattr(
+        colab.importlib.metadata,
+        "version",
+        lambda name: "2.23.0" if name == "tensorflow" else real(name),
+    )
     i18n.set_language("fr")
     try:
         note = colab.untested_tensorflow_note()
     finally:
         i18n.set_language("en")
+    assert note is not None
     assert note.startswith("Cet environnement d’exécution a TensorFlow 2.23.0, plus récent que")
     assert "(Exécution > Redémarrer la session)" in note

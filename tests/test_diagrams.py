@@ -20,10 +20,15 @@ def english_afterwards():
 def texts_and_boxes(figure):
     renderer = figure.canvas.get_renderer()
     ax = figure.axes[0]
-    boxes = {patch.get_gid().removeprefix("box:"): patch.get_window_extent(renderer)
-             for patch in ax.patches if (patch.get_gid() or "").startswith("box:")}
-    texts = [(text.get_gid() or "", text.get_text(), text.get_window_extent(renderer))
-             for text in ax.texts]
+    boxes = {
+        patch.get_gid().removeprefix("box:"): patch.get_window_extent(renderer)
+        for patch in ax.patches
+        if (patch.get_gid() or "").startswith("box:")
+    }
+    texts = [
+        (text.get_gid() or "", text.get_text(), text.get_window_extent(renderer))
+        for text in ax.texts
+    ]
     return boxes, texts
 
 
@@ -36,11 +41,16 @@ def test_every_label_fits_its_box_and_no_arrow_label_covers_a_box(name, language
     page = figure.bbox
     for gid, text, extent in texts:
         assert page.contains(extent.x0, extent.y0) and page.contains(extent.x1, extent.y1), (
-            f"{name} ({language}): {text!r} runs off the picture")
+            f"{name} ({language}): {text!r} runs off the picture"
+        )
         if gid.startswith("box-text:"):
             box = boxes[gid.removeprefix("box-text:")]
-            assert box.x0 <= extent.x0 and extent.x1 <= box.x1 and box.y0 <= extent.y0 \
-                and extent.y1 <= box.y1, f"{name} ({language}): {text!r} overflows its box"
+            assert (
+                box.x0 <= extent.x0
+                and extent.x1 <= box.x1
+                and box.y0 <= extent.y0
+                and extent.y1 <= box.y1
+            ), f"{name} ({language}): {text!r} overflows its box"
         elif gid == "arrow-label":
             covered = [box for box, area in boxes.items() if area.overlaps(extent)]
             assert not covered, f"{name} ({language}): arrow label {text!r} covers {covered}"

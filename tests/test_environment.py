@@ -17,10 +17,12 @@ REQUIREMENTS = Path(__file__).resolve().parents[1] / "requirements.txt"
 
 def pinned_versions():
     """``{name: version}`` for every ``name==version`` line of requirements.txt."""
-    pins = {}
+    pins: dict[str, str] = {}
     for line in REQUIREMENTS.read_text().splitlines():
         requirement = line.split("#", 1)[0].split(";", 1)[0].strip()
-        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*(\S+)", requirement)
+        match = re.fullmatch(
+            r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*(\S+)", requirement
+        )
         if match:
             pins.setdefault(canonical(match.group(1)), match.group(2))
     return pins

@@ -116,7 +116,9 @@ def test_as_py_policy_returns_a_python_policy_unchanged(random_policy):
 
 
 def test_as_py_policy_wraps_a_tf_policy_once_and_reuses_the_wrapper(tf_cartpole):
-    policy = random_tf_policy.RandomTFPolicy(tf_cartpole.time_step_spec(), tf_cartpole.action_spec())
+    policy = random_tf_policy.RandomTFPolicy(
+        tf_cartpole.time_step_spec(), tf_cartpole.action_spec()
+    )
     wrapped = environments.as_py_policy(policy)
     assert wrapped is environments.as_py_policy(policy)
     action = wrapped.action(tf_cartpole.pyenv.envs[0].reset()).action
@@ -132,7 +134,9 @@ def test_as_py_policy_lets_go_of_policies_no_longer_used(tf_cartpole):
     environments.as_py_policy(first)
     first_alive = weakref.ref(first)
     del first
-    for _ in range(environments._compiled.cache_info().maxsize):
+    maxsize = environments._compiled.cache_info().maxsize
+    assert maxsize is not None  # an unbounded cache would keep every policy
+    for _ in range(maxsize):
         environments.as_py_policy(
             random_tf_policy.RandomTFPolicy(tf_cartpole.time_step_spec(), tf_cartpole.action_spec())
         )
@@ -150,7 +154,9 @@ def test_a_policy_built_from_the_environments_specs_fits(cartpole, random_policy
 
 
 def test_a_tf_policy_built_from_the_tf_environments_specs_fits(tf_cartpole):
-    policy = random_tf_policy.RandomTFPolicy(tf_cartpole.time_step_spec(), tf_cartpole.action_spec())
+    policy = random_tf_policy.RandomTFPolicy(
+        tf_cartpole.time_step_spec(), tf_cartpole.action_spec()
+    )
     py_env = environments.as_py_environment(tf_cartpole)
     environments.check_policy_matches(py_env, environments.as_py_policy(policy))
 
@@ -180,7 +186,9 @@ def test_a_policy_with_another_environments_action_range_does_not_fit(cartpole):
 def test_a_policy_with_continuous_actions_does_not_fit_a_discrete_environment(cartpole):
     continuous = array_spec.BoundedArraySpec((1,), np.float32, minimum=-1.0, maximum=1.0)
     policy = random_py_policy.RandomPyPolicy(cartpole.time_step_spec(), continuous)
-    with pytest.raises(ValueError, match="does not fit this environment: its action spec is shape \\(1,\\) float32"):
+    with pytest.raises(
+        ValueError, match="does not fit this environment: its action spec is shape \\(1,\\) float32"
+    ):
         environments.check_policy_matches(cartpole, policy)
 
 
@@ -194,7 +202,9 @@ def test_play_yields_each_episode_from_its_reset_step_to_its_last_step(cartpole,
 
 
 def test_play_yields_the_unbatched_python_environment(tf_cartpole):
-    policy = random_tf_policy.RandomTFPolicy(tf_cartpole.time_step_spec(), tf_cartpole.action_spec())
+    policy = random_tf_policy.RandomTFPolicy(
+        tf_cartpole.time_step_spec(), tf_cartpole.action_spec()
+    )
     env, _ = next(environments.play(tf_cartpole, policy, 1))
     assert env is tf_cartpole.pyenv.envs[0]
 
@@ -216,12 +226,18 @@ def test_play_rejects_a_number_of_episodes_that_is_not_a_positive_integer(
 def test_batched_py_policy_drives_a_batch_of_cartpoles_with_numpy_actions(tf_cartpole):
     """Lesson 2's collect driver: four CartPoles, one policy call per step, NumPy actions."""
     from tf_agents.drivers import py_driver
+    from tf_agents.trajectories import trajectory
 
-    policy = random_tf_policy.RandomTFPolicy(tf_cartpole.time_step_spec(), tf_cartpole.action_spec())
+    policy = random_tf_policy.RandomTFPolicy(
+        tf_cartpole.time_step_spec(), tf_cartpole.action_spec()
+    )
     batch = batched_py_environment.BatchedPyEnvironment(
-        [suite_gym.load("CartPole-v0") for _ in range(4)], multithreading=False)
-    seen = []
-    driver = py_driver.PyDriver(batch, environments.batched_py_policy(policy), [seen.append], max_steps=40)
+        [suite_gym.load("CartPole-v0") for _ in range(4)], multithreading=False
+    )
+    seen: list[trajectory.Trajectory] = []
+    driver = py_driver.PyDriver(
+        batch, environments.batched_py_policy(policy), [seen.append], max_steps=40
+    )
     driver.run(batch.reset())
     assert seen and all(type(t.action) is np.ndarray and t.action.shape == (4,) for t in seen)
     assert sum(int(np.sum(~t.is_boundary())) for t in seen) >= 40

@@ -21,11 +21,18 @@ WITH_EXERCISES = sorted(p.stem for p in (ROOT / "exercises").glob("*.toml"))
 @pytest.mark.notebook
 @pytest.mark.parametrize("lesson", WITH_EXERCISES)
 def test_every_self_check_passes_on_the_reference_solutions(lesson, tmp_path):
-    path = lessons.run_lesson(lesson, output=tmp_path / "solved.ipynb", quick=True,
-                              show_progress=False, replace=exercises.solutions(ROOT, lesson))
+    path = lessons.run_lesson(
+        lesson,
+        output=tmp_path / "solved.ipynb",
+        quick=True,
+        show_progress=False,
+        replace=exercises.solutions(ROOT, lesson),
+    )
     outputs = exercises.check_outputs(nbformat.read(path, as_version=4))
     assert len(outputs) >= 3
-    assert {cell: text[:1] for cell, text in outputs.items()} == dict.fromkeys(outputs, "✔"), outputs
+    assert {cell: text[:1] for cell, text in outputs.items()} == dict.fromkeys(outputs, "✔"), (
+        outputs
+    )
 
 
 @pytest.mark.parametrize("lesson", WITH_EXERCISES)

@@ -23,18 +23,28 @@ NO_SANDBOX = bubblewrap.problem()
 NO_CGROUP = cgroups.unavailable()
 
 
-def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_harmless_variables(tmp_path):
+def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_harmless_variables(
+    tmp_path,
+):
     folder, sockets = tmp_path / "course" / "autograded" / "ana" / "a", tmp_path / "sockets"
     folder.mkdir(parents=True)
     sockets.mkdir()
     command = bubblewrap.command(
         ["python", "-m", "ipykernel_launcher", "-f", str(sockets / "kernel.json")],
-        folder=folder, sockets=sockets, readable=bubblewrap.python_paths(),
-        environment={"PATH": "/usr/bin", "COURSE_QUICK": "1", "AWS_SECRET_ACCESS_KEY": "x",
-                     "JPY_PARENT_PID": "1", "LC_ALL": "C.UTF-8"})
-    kernel = command[command.index("--") + 1:]
+        folder=folder,
+        sockets=sockets,
+        readable=bubblewrap.python_paths(),
+        environment={
+            "PATH": "/usr/bin",
+            "COURSE_QUICK": "1",
+            "AWS_SECRET_ACCESS_KEY": "x",
+            "JPY_PARENT_PID": "1",
+            "LC_ALL": "C.UTF-8",
+        },
+    )
+    kernel = command[command.index("--") + 1 :]
     assert kernel[:3] == ["python", "-m", "ipykernel_launcher"]
-    options = command[:command.index("--")]
+    options = command[: command.index("--")]
     assert {"--unshare-all", "--die-with-parent", "--clearenv"} <= set(options)
     writable = [options[i + 1] for i, o in enumerate(options) if o == "--bind"]
     assert writable == [str(sockets), str(folder)]
@@ -48,19 +58,25 @@ def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_ha
 def test_a_python_folder_that_holds_the_course_is_refused_with_the_fix(tmp_path):
     course = tmp_path / "course"
     course.mkdir()
-    with pytest.raises(ValueError, match=r"would show .* to student code, and it holds .*course.*"
-                                         r"install the course environment outside"):
+    with pytest.raises(
+        ValueError,
+        match=r"would show .* to student code, and it holds .*course.*"
+        r"install the course environment outside",
+    ):
         bubblewrap.check_readable([tmp_path], [course])
     bubblewrap.check_readable([tmp_path / "venv"], [course])  # a sibling is fine
 
 
-def test_the_config_starts_kernels_in_the_sandbox_unless_grading_is_unsandboxed(tmp_path, monkeypatch):
+def test_the_config_starts_kernels_in_the_sandbox_unless_grading_is_unsandboxed(
+    tmp_path, monkeypatch
+):
     from traitlets.config import Config
 
     monkeypatch.delenv(settings.UNSANDBOXED_VARIABLE, raising=False)
     config = Config()
-    settings.apply(config, root=tmp_path, course_id="c", language="en", memory_mb=2048,
-                   processes=300)
+    settings.apply(
+        config, root=tmp_path, course_id="c", language="en", memory_mb=2048, processes=300
+    )
     assert config.Execute.kernel_manager_class.endswith("kernel.SandboxedKernelManager")
     assert config.SandboxedKernelManager.private == [str(tmp_path.resolve())]
     assert config.SandboxedKernelManager.processes == 300
@@ -74,13 +90,20 @@ def test_the_config_starts_kernels_in_the_sandbox_unless_grading_is_unsandboxed(
     assert "'processes': None" in plain.Execute.extra_arguments[0]
 
 
-@pytest.mark.parametrize("why, expected", [
-    ("no bwrap", r"needs bubblewrap \(bwrap\), which is not installed\. Install bubblewrap: "
-                 r"`sudo apt-get install bubblewrap`"),
-    ("macOS", r"needs Linux namespaces, which darwin does not have.*--unsandboxed"),
-])
+@pytest.mark.parametrize(
+    "why, expected",
+    [
+        (
+            "no bwrap",
+            r"needs bubblewrap \(bwrap\), which is not installed\. Install bubblewrap: "
+            r"`sudo apt-get install bubblewrap`",
+        ),
+        ("macOS", r"needs Linux namespaces, which darwin does not have.*--unsandboxed"),
+    ],
+)
 def test_where_no_sandbox_can_start_nothing_is_graded_and_the_error_says_what_to_do(
-        tmp_path, monkeypatch, why, expected):
+    tmp_path, monkeypatch, why, expected
+):
     if why == "no bwrap":
         monkeypatch.setattr(bubblewrap, "executable", lambda: None)
     else:
@@ -94,9 +117,16 @@ def test_a_control_group_caps_the_processes_of_everything_inside_and_leaves_noth
     group = cgroups.create(memory_mb=512, processes=20, cpu_seconds=60)
     assert group is not None
     # 100 sleepers in the background, then count how many exist.
-    script = "for i in $(seq 100); do sleep 30 2>/dev/null & done; sleep 1; ls /proc | grep -c '^[0-9]'"
-    started = subprocess.Popen(group.enter_command(["/bin/sh", "-c", script]), start_new_session=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    script = (
+        "for i in $(seq 100); do sleep 30 2>/dev/null & done; sleep 1; ls /proc | grep -c '^[0-9]'"
+    )
+    started = subprocess.Popen(
+        group.enter_command(["/bin/sh", "-c", script]),
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 10
         while _refused_forks(group) == 0 and time.monotonic() < deadline:
@@ -114,8 +144,9 @@ def test_a_control_group_past_its_cpu_time_is_killed_whole():
     assert group is not None
     # Two busy children: the limit counts them together.
     busy = "while :; do :; done"
-    started = subprocess.Popen(group.enter_command(["/bin/sh", "-c", f"({busy}) & {busy}"]),
-                               start_new_session=True)
+    started = subprocess.Popen(
+        group.enter_command(["/bin/sh", "-c", f"({busy}) & {busy}"]), start_new_session=True
+    )
     try:
         assert started.wait(timeout=90) == -9  # (a loaded machine gives the loops less CPU)
         deadline = time.monotonic() + 5  # the watcher may still be killing the other loop
@@ -131,10 +162,15 @@ def test_a_control_group_caps_the_memory_of_its_processes_together():
     group = cgroups.create(memory_mb=200, processes=20, cpu_seconds=60)
     assert group is not None
     # Two processes of 120 MiB each: each fits alone, not both.
-    hold = "import time; b = bytearray(120 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(20)"
+    hold = (
+        "import time; b = bytearray(120 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(20)"
+    )
     command = f'{sys.executable} -c "{hold}" & {sys.executable} -c "{hold}"; wait'
-    started = subprocess.Popen(group.enter_command(["/bin/sh", "-c", command]),
-                               start_new_session=True, stderr=subprocess.DEVNULL)
+    started = subprocess.Popen(
+        group.enter_command(["/bin/sh", "-c", command]),
+        start_new_session=True,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 15
         while _oom_kills(group) == 0 and time.monotonic() < deadline:
@@ -170,12 +206,18 @@ def _run_sandboxed(cells: list[str], folder: Path) -> list[str]:
     from course_tools.grading.kernel import SandboxedKernelManager
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    client = NotebookClient(notebook, timeout=60, allow_errors=True,
-                            kernel_manager_class=SandboxedKernelManager,
-                            resources={"metadata": {"path": str(folder)}})
+    client = NotebookClient(
+        notebook,
+        timeout=60,
+        allow_errors=True,
+        kernel_manager_class=SandboxedKernelManager,
+        resources={"metadata": {"path": str(folder)}},
+    )
     client.execute()
-    return ["".join(o.get("text", "") or f"{o.get('ename')}: {o.get('evalue')}"
-                    for o in cell.outputs) for cell in notebook.cells]
+    return [
+        "".join(o.get("text", "") or f"{o.get('ename')}: {o.get('evalue')}" for o in cell.outputs)
+        for cell in notebook.cells
+    ]
 
 
 @pytest.mark.notebook
@@ -190,15 +232,18 @@ def test_a_sandboxed_kernel_sees_its_folder_only_reaches_no_port_and_leaves_no_p
     accepted: list[object] = []
     threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
     marker = f"course-test-orphan-{os.getpid()}"
-    outputs = _run_sandboxed([
-        "import os, socket, subprocess, sys; print(sorted(os.listdir('../..')))",
-        "print(os.path.exists('../../../gradebook.db'))",
-        "open('answer.txt', 'w').write('mine'); print(open('answer.txt').read())",
-        f"try:\n    socket.create_connection(('127.0.0.1', {server.getsockname()[1]}), timeout=3)\n"
-        "except OSError as error:\n    print(type(error).__name__)",
-        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{marker}'], "
-        "start_new_session=True); print('started')",
-    ], folder)
+    outputs = _run_sandboxed(
+        [
+            "import os, socket, subprocess, sys; print(sorted(os.listdir('../..')))",
+            "print(os.path.exists('../../../gradebook.db'))",
+            "open('answer.txt', 'w').write('mine'); print(open('answer.txt').read())",
+            f"try:\n    socket.create_connection(('127.0.0.1', {server.getsockname()[1]}), timeout=3)\n"
+            "except OSError as error:\n    print(type(error).__name__)",
+            f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{marker}'], "
+            "start_new_session=True); print('started')",
+        ],
+        folder,
+    )
     server.close()
     assert outputs == ["['ana']\n", "False\n", "mine\n", "ConnectionRefusedError\n", "started\n"]
     assert (folder / "answer.txt").read_text() == "mine" and accepted == []
@@ -223,21 +268,33 @@ def test_a_grading_user_starts_the_sandbox_and_owns_only_the_graded_folder(tmp_p
     from course_tools.grading.kernel import _as_user
 
     nobody = pwd.getpwnam("nobody")
-    folder, sockets, course_file = tmp_path / "graded", tmp_path / "sockets", tmp_path / "gradebook.db"
+    folder, sockets, course_file = (
+        tmp_path / "graded",
+        tmp_path / "sockets",
+        tmp_path / "gradebook.db",
+    )
     folder.mkdir()
     sockets.mkdir()
     (folder / "answer.ipynb").write_text("{}")
     course_file.write_text("grades")
     command = _as_user("nobody", ["bwrap", "--", "python"], [folder, sockets])
-    assert command[:5] == ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
-                           "--clear-groups", "--"]
+    assert command[:5] == [
+        "setpriv",
+        f"--reuid={nobody.pw_uid}",
+        f"--regid={nobody.pw_gid}",
+        "--clear-groups",
+        "--",
+    ]
     assert command[5:] == ["bwrap", "--", "python"]
     owners = {p.stat().st_uid for p in (folder, folder / "answer.ipynb", sockets)}
     assert owners == {nobody.pw_uid} and course_file.stat().st_uid == os.geteuid()
 
 
-def test_the_private_tmp_is_mounted_before_python_so_an_environment_under_tmp_stays_visible(tmp_path):
+def test_the_private_tmp_is_mounted_before_python_so_an_environment_under_tmp_stays_visible(
+    tmp_path,
+):
     venv = Path("/tmp/some-course-venv")
-    command = bubblewrap.command(["python"], folder=tmp_path, sockets=tmp_path, readable=[venv],
-                                 environment={})
+    command = bubblewrap.command(
+        ["python"], folder=tmp_path, sockets=tmp_path, readable=[venv], environment={}
+    )
     assert command.index("/tmp") < command.index(str(venv))

@@ -26,9 +26,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course_helpers.i18n import translator
 from course_tools import exercises
 from course_tools.grading import grade
-from course_helpers.i18n import translator
 from grading import fixtures
 from grading.fixtures import CASES, MAX_SCORE, POINTS
 
@@ -41,30 +41,45 @@ CELL_TIMEOUT = 30  # the infinite loop costs this much; every lesson 01 cell nee
 
 def nbgrader(*args: str, cwd: Path, **env: str) -> str:
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
-    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, text=True,
-                            capture_output=True, env={**os.environ, "PATH": path, **env})
-    assert result.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        env={**os.environ, "PATH": path, **env},
+    )
+    assert result.returncode == 0, (
+        f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
+    )
     return result.stdout + result.stderr
 
 
 def course_cli(*args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "course_tools.cli", *args], text=True,
-                            capture_output=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "course_tools.cli", *args], text=True, capture_output=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
 
 def digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def gradebook_rows(course: Path) -> dict[str, list[tuple]]:
     """Every table of the gradebook and its rows, sorted."""
     with sqlite3.connect(course / "gradebook.db") as db:
-        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        return {name: sorted(db.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr)
-                for name in tables}
+        tables = [
+            name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        return {
+            name: sorted(db.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr)
+            for name in tables
+        }
 
 
 # Tables that autograding fills: the rest is the instructor's and must not change.
@@ -112,10 +127,20 @@ def course(tmp_path_factory, listener):
     exchange.mkdir()
     solutions = exercises.solutions(ROOT, LESSON)
     for language in ("en", "fr"):
-        course_cli("assignment", LESSON, "--lang", language, "--course", str(course),
-                   "--exchange", str(exchange))
+        course_cli(
+            "assignment",
+            LESSON,
+            "--lang",
+            language,
+            "--course",
+            str(course),
+            "--exchange",
+            str(exchange),
+        )
     config = course / "nbgrader_config.py"  # the instructor shortens the per-cell limit
-    config.write_text(config.read_text().replace("cell_timeout=120", f"cell_timeout={CELL_TIMEOUT}"))
+    config.write_text(
+        config.read_text().replace("cell_timeout=120", f"cell_timeout={CELL_TIMEOUT}")
+    )
     course_id = course.name
     for language in ("en", "fr"):
         assignment = f"{LESSON}-{language}"
@@ -126,11 +151,23 @@ def course(tmp_path_factory, listener):
             home.mkdir(parents=True)
             via_exchange = case.student in ("ana", "fatou")
             if via_exchange:  # the student fetches the assignment, works, and submits
-                nbgrader("fetch_assignment", assignment, f"--course={course_id}",
-                         f"--Exchange.root={exchange}", cwd=home)
+                nbgrader(
+                    "fetch_assignment",
+                    assignment,
+                    f"--course={course_id}",
+                    f"--Exchange.root={exchange}",
+                    cwd=home,
+                )
                 path = home / assignment / f"{LESSON}.ipynb"
             else:  # the instructor receives the notebook in a folder, e.g. from an LMS
-                path = course / "downloaded" / assignment / "archive" / case.student / f"{LESSON}.ipynb"
+                path = (
+                    course
+                    / "downloaded"
+                    / assignment
+                    / "archive"
+                    / case.student
+                    / f"{LESSON}.ipynb"
+                )
                 path.parent.mkdir(parents=True)
                 shutil.copy(course / "release" / assignment / f"{LESSON}.ipynb", path)
             notebook = nbformat.read(path, as_version=4)
@@ -138,28 +175,44 @@ def course(tmp_path_factory, listener):
             nbformat.write(notebook, path)
             if via_exchange:
                 # One machine plays every student, so each says who they are.
-                nbgrader("submit", assignment, f"--course={course_id}", f"--Exchange.root={exchange}",
-                         f"--student={case.student}", cwd=home)
+                nbgrader(
+                    "submit",
+                    assignment,
+                    f"--course={course_id}",
+                    f"--Exchange.root={exchange}",
+                    f"--student={case.student}",
+                    cwd=home,
+                )
         nbgrader("collect", assignment, cwd=course)
         nbgrader("zip_collect", assignment, cwd=course)
     before = digest(course / "submitted")
     gradebook_before = gradebook_rows(course)
-    reports = {language: course_cli("grade", f"{LESSON}-{language}", "--course", str(course))
-               for language in ("en", "fr")}
+    reports = {
+        language: course_cli("grade", f"{LESSON}-{language}", "--course", str(course))
+        for language in ("en", "fr")
+    }
     left_running = orphans()
     gradebook_after = gradebook_rows(course)
     nbgrader("export", cwd=course)
     for language in ("en", "fr"):
         nbgrader("generate_feedback", f"{LESSON}-{language}", cwd=course)
-    return {"path": course, "reports": reports, "before": before, "orphans": left_running,
-            "gradebook": (gradebook_before, gradebook_after), "received": list(listener)}
+    return {
+        "path": course,
+        "reports": reports,
+        "before": before,
+        "orphans": left_running,
+        "gradebook": (gradebook_before, gradebook_after),
+        "received": list(listener),
+    }
 
 
 def test_every_student_was_collected(course):
     assert sorted(grade.students(course["path"], f"{LESSON}-en")) == sorted(
-        c.student for c in CASES if c.language == "en")
+        c.student for c in CASES if c.language == "en"
+    )
     assert sorted(grade.students(course["path"], f"{LESSON}-fr")) == sorted(
-        c.student for c in CASES if c.language == "fr")
+        c.student for c in CASES if c.language == "fr"
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.student}-{c.language}" for c in CASES])
@@ -175,7 +228,7 @@ def report_of(report: str, student: str) -> tuple[str, list[str]]:
     lines = report.splitlines()
     index = next(i for i, line in enumerate(lines) if line.split()[:1] == [student])
     notes = []
-    for line in lines[index + 1:]:
+    for line in lines[index + 1 :]:
         if not line.startswith("    "):
             break
         notes.append(line.strip())
@@ -202,15 +255,24 @@ def test_a_write_outside_the_students_folder_is_refused(course):
 def test_megabytes_of_output_are_cut_in_the_graded_notebook(course):
     graded = course["path"] / "autograded" / "jules" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
     assert graded.stat().st_size < 1_000_000
-    cut = translator("fr")("[Output cut here: it was {count} characters long.]").format(count=5_000_001)
+    cut = translator("fr")("[Output cut here: it was {count} characters long.]").format(
+        count=5_000_001
+    )
     assert cut in graded.read_text()
 
 
 def test_a_deleted_test_cell_is_put_back_with_a_note_in_the_students_language(course):
-    graded = nbformat.read(course["path"] / "autograded" / "gael" / f"{LESSON}-fr" / f"{LESSON}.ipynb", 4)
-    restored = [c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex-shapes-check"]
-    note = translator("fr")("This cell (id: {cell_id}) was missing from the submission; grading "
-                            "put it back.").format(cell_id="ex-shapes-check")
+    graded = nbformat.read(
+        course["path"] / "autograded" / "gael" / f"{LESSON}-fr" / f"{LESSON}.ipynb", 4
+    )
+    restored = [
+        c
+        for c in graded.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "ex-shapes-check"
+    ]
+    note = translator("fr")(
+        "This cell (id: {cell_id}) was missing from the submission; grading put it back."
+    ).format(cell_id="ex-shapes-check")
     assert len(restored) == 1 and restored[0].source.startswith(f"# {note}\n")
 
 
@@ -229,9 +291,12 @@ def test_feedback_pages_are_in_the_students_language(course, language):
         assert "Feedback on" not in text and "Student's answer" not in text
 
 
-@pytest.mark.parametrize("lesson, language", [("02_dqn_cartpole", "pt-br"), ("03_sac_minitaur", "es")])
+@pytest.mark.parametrize(
+    "lesson, language", [("02_dqn_cartpole", "pt-br"), ("03_sac_minitaur", "es")]
+)
 def test_every_lessons_reference_solutions_get_full_marks_and_localized_feedback(
-        tmp_path, lesson, language):
+    tmp_path, lesson, language
+):
     course, name = tmp_path / "course", f"{lesson}-{language}"
     course_cli("assignment", lesson, "--lang", language, "--course", str(course))
     nbgrader("generate_assignment", name, cwd=course)
@@ -254,22 +319,43 @@ def test_every_lessons_reference_solutions_get_full_marks_and_localized_feedback
 def test_course_validate_answers_students_in_their_language(course):
     _ = translator("fr")
     released = course["path"] / "release" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
-    blank = subprocess.run([sys.executable, "-m", "course_tools.cli", "validate", str(released)],
-                           capture_output=True, text=True)
+    blank = subprocess.run(
+        [sys.executable, "-m", "course_tools.cli", "validate", str(released)],
+        capture_output=True,
+        text=True,
+    )
     assert blank.returncode == 1
-    assert blank.stdout.startswith(_("{num_failed} cell(s) failed. If you submit your notebook as "
-                                     "it is, you will not receive full credit.").format(num_failed=len(POINTS)))
+    assert blank.stdout.startswith(
+        _(
+            "{num_failed} cell(s) failed. If you submit your notebook as "
+            "it is, you will not receive full credit."
+        ).format(num_failed=len(POINTS))
+    )
     assert _("This cell failed:") in blank.stdout and "Pas encore" in blank.stdout
     solved = course["path"].parent / "students" / "fatou" / f"{LESSON}-fr" / f"{LESSON}.ipynb"
-    done = subprocess.run([sys.executable, "-m", "course_tools.cli", "validate", str(solved)],
-                          capture_output=True, text=True)
-    assert (done.returncode, done.stdout.strip()) == (0, _("Success: your notebook passes every test."))
+    done = subprocess.run(
+        [sys.executable, "-m", "course_tools.cli", "validate", str(solved)],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout.strip()) == (
+        0,
+        _("Success: your notebook passes every test."),
+    )
 
 
 def test_a_submission_that_outlives_its_time_is_stopped_and_recorded_as_zero(course):
     # Runs last: it regrades ana, after the CSV and the feedback above were written.
-    out = course_cli("grade", f"{LESSON}-en", "--course", str(course["path"]), "--student", "ana",
-                     "--timeout", "1")
+    out = course_cli(
+        "grade",
+        f"{LESSON}-en",
+        "--course",
+        str(course["path"]),
+        "--student",
+        "ana",
+        "--timeout",
+        "1",
+    )
     line, notes = report_of(out, "ana")
     assert f"0 / {MAX_SCORE:g}" in line and "timed out" in line and notes[-1] == "stopped after 1 s"
     assert not list(course["path"].parent.rglob("escaped.txt"))
@@ -297,7 +383,9 @@ def test_nothing_of_the_course_or_of_another_student_reaches_a_graded_notebook_o
                 continue  # her own words, in her own notebook and page
             assert secret not in text, (secret, path)
     # The reader found only its own folder: the copy of its notebook grading works on.
-    noah = nbformat.read(course["path"] / "autograded" / "noah" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4)
+    noah = nbformat.read(
+        course["path"] / "autograded" / "noah" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4
+    )
     printed = "".join(o.get("text", "") for c in noah.cells for o in c.get("outputs", []))
     assert "gradebook.db" not in printed and "nbgrader_config.py" not in printed
 
@@ -314,15 +402,21 @@ def test_no_process_a_submission_started_outlives_its_grading(course):
 
 def test_a_submission_cannot_reach_the_graders_machine_over_the_network(course):
     assert course["received"] == []
-    sami = nbformat.read(course["path"] / "autograded" / "sami" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4)
+    sami = nbformat.read(
+        course["path"] / "autograded" / "sami" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4
+    )
     printed = "".join(o.get("text", "") for c in sami.cells for o in c.get("outputs", []))
     assert "network:" in printed
 
 
-def test_a_fork_bomb_is_stopped_at_the_process_limit_and_the_next_student_is_graded_as_usual(course):
+def test_a_fork_bomb_is_stopped_at_the_process_limit_and_the_next_student_is_graded_as_usual(
+    course,
+):
     line, notes = report_of(course["reports"]["en"], "ravi")
     assert f"{MAX_SCORE:g} / {MAX_SCORE:g}" in line and "graded" in line and notes == []
-    ravi = nbformat.read(course["path"] / "autograded" / "ravi" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4)
+    ravi = nbformat.read(
+        course["path"] / "autograded" / "ravi" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4
+    )
     printed = "".join(o.get("text", "") for o in ravi.cells[-1].get("outputs", []))
     assert "refused: Resource temporarily unavailable" in printed, printed  # the limit was hit
     assert 10 < int(printed.split("processes:")[1]) <= 512  # threads count too
@@ -337,14 +431,33 @@ def test_the_report_says_which_sandbox_graded(course):
 
 def test_grading_without_the_sandbox_needs_the_flag_and_is_marked(course, tmp_path):
     # Without bwrap on PATH, nothing is graded, and the message says what to install.
-    refused = subprocess.run([sys.executable, "-m", "course_tools.cli", "grade", f"{LESSON}-en",
-                              "--course", str(course["path"]), "--student", "ana"],
-                             capture_output=True, text=True,
-                             env={**os.environ, "PATH": str(Path(sys.executable).parent)})
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "course_tools.cli",
+            "grade",
+            f"{LESSON}-en",
+            "--course",
+            str(course["path"]),
+            "--student",
+            "ana",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(Path(sys.executable).parent)},
+    )
     assert refused.returncode == 2 and refused.stdout == ""
     assert "nothing was graded" in refused.stderr and "apt-get install bubblewrap" in refused.stderr
-    out = course_cli("grade", f"{LESSON}-en", "--course", str(course["path"]), "--student", "ana",
-                     "--unsandboxed")
+    out = course_cli(
+        "grade",
+        f"{LESSON}-en",
+        "--course",
+        str(course["path"]),
+        "--student",
+        "ana",
+        "--unsandboxed",
+    )
     assert out.splitlines()[0] == "sandbox: none (--unsandboxed)"
     line, notes = report_of(out, "ana")
     assert f"{MAX_SCORE:g} / {MAX_SCORE:g}" in line and notes == [grade.UNSANDBOXED_NOTE]

@@ -16,8 +16,10 @@ import course_helpers as course
 from course_helpers import i18n
 
 ROOT = Path(__file__).resolve().parents[1]
-CATALOGS = {lang: ROOT / "src/course_helpers/locale" / lang / "LC_MESSAGES/course_helpers.po"
-            for lang in ("pt-br", "es", "fr")}
+CATALOGS = {
+    lang: ROOT / "src/course_helpers/locale" / lang / "LC_MESSAGES/course_helpers.po"
+    for lang in ("pt-br", "es", "fr")
+}
 
 
 @pytest.fixture(autouse=True)
@@ -28,26 +30,43 @@ def english_afterwards():
 
 def strings_sent_to_gettext() -> set[str]:
     """Literals the helpers pass to gettext(), and labels the lessons pass to the helpers."""
-    found = set()
+    found: set[str] = set()
     for path in (ROOT / "src/course_helpers").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in ("gettext", "_"):
-                found.update(a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+            if isinstance(node, ast.Call) and getattr(
+                node.func, "id", getattr(node.func, "attr", "")
+            ) in ("gettext", "_"):
+                found.update(
+                    a.value
+                    for a in node.args
+                    if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                )
             # Labels given to progress() inside the package (e.g. "Filming").
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "progress" and len(node.args) > 1:
-                if isinstance(node.args[1], ast.Constant):
-                    found.add(node.args[1].value)
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", "") == "progress"
+                and len(node.args) > 1
+            ):
+                label = node.args[1]
+                if isinstance(label, ast.Constant) and isinstance(label.value, str):
+                    found.add(label.value)
             # Default titles, such as plot_returns', which the plot passes to gettext.
             if isinstance(node, ast.FunctionDef):
                 arguments = node.args.args + node.args.kwonlyargs
                 defaults = [*node.args.defaults, *node.args.kw_defaults]
                 for argument, default in zip(arguments[::-1], defaults[::-1]):
-                    if argument.arg == "title" and isinstance(default, ast.Constant):
+                    if (
+                        argument.arg == "title"
+                        and isinstance(default, ast.Constant)
+                        and isinstance(default.value, str)
+                    ):
                         found.add(default.value)
     for lesson in (ROOT / "notebooks/en").glob("*.ipynb"):
         for cell in nbformat.read(lesson, 4).cells:
             if cell.cell_type == "code":
-                found.update(re.findall(r'course\.progress(?:_observer)?\([^"]*"([^"]+)"', cell.source))
+                found.update(
+                    re.findall(r'course\.progress(?:_observer)?\([^"]*"([^"]+)"', cell.source)
+                )
                 found.update(re.findall(r'title="([^"]+)"', cell.source))
     return found
 
@@ -57,7 +76,9 @@ def test_each_catalog_translates_every_string_the_helpers_show(language):
     catalog = polib.pofile(str(CATALOGS[language]))
     translated = {e.msgid for e in catalog.translated_entries()}
     missing = strings_sent_to_gettext() - translated
-    assert not missing, f"{CATALOGS[language].name} ({language}) lacks translations for {sorted(missing)}"
+    assert not missing, (
+        f"{CATALOGS[language].name} ({language}) lacks translations for {sorted(missing)}"
+    )
 
 
 @pytest.mark.parametrize("language", CATALOGS)
@@ -71,7 +92,9 @@ def test_setup_in_french_prints_the_runtime_lines_in_french(monkeypatch):
     monkeypatch.delenv("COURSE_RUNTIME", raising=False)
     monkeypatch.setenv("COURSE_REPLAY", "inprocess")
     ready, replay = str(course.setup(language="fr")).splitlines()
-    assert ready.startswith("Tout est prêt (sur cet ordinateur)\u00a0: rendu avec le pilote vidéo factice")
+    assert ready.startswith(
+        "Tout est prêt (sur cet ordinateur)\u00a0: rendu avec le pilote vidéo factice"
+    )
     assert replay.startswith("Tampons de rejeu\u00a0: un substitut de Reverb")
 
 
@@ -80,8 +103,13 @@ def test_progress_bars_and_plots_follow_the_lesson_language():
     assert course.progress(2, "Training", file=io.StringIO()).desc == "Treinamento"
     ax = course.plot_returns([0, 1], [1.0, 2.0], title="DQN on CartPole-v0", target=195)
     assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
-        "DQN no CartPole-v0", "Passo de treinamento", "Retorno médio")
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["retorno médio", "meta (195)"]
+        "DQN no CartPole-v0",
+        "Passo de treinamento",
+        "Retorno médio",
+    )
+    legend = ax.get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == ["retorno médio", "meta (195)"]
 
 
 def test_the_hyperparameter_table_follows_the_lesson_language(monkeypatch):
@@ -108,7 +136,9 @@ def test_errors_a_learner_meets_are_in_the_lesson_language():
     from course_helpers import environments
 
     course.setup(language="es")
-    with pytest.raises(ValueError, match="Entorno desconocido: 'CartPol-v0'. ¿Quisiste decir 'CartPole-v0'"):
+    with pytest.raises(
+        ValueError, match="Entorno desconocido: 'CartPol-v0'. ¿Quisiste decir 'CartPole-v0'"
+    ):
         environments.load("CartPol-v0")
     course.setup(language="fr")
     with pytest.raises(ValueError, match="Il n’y a rien à tracer"):

@@ -6,11 +6,14 @@ import nbformat
 import pytest
 
 from course_tools.l10n import build, catalogs
-
 from test_l10n_catalogs import LESSON, make_project, translate_everything, write_lesson
 
 CELLS = [
-    ("intro", "md", "# Replay buffers\n\nA buffer stores experience.\n\n```python\nbuffer.add_batch(x)\n```"),
+    (
+        "intro",
+        "md",
+        "# Replay buffers\n\nA buffer stores experience.\n\n```python\nbuffer.add_batch(x)\n```",
+    ),
     ("setup", "code", 'import course_helpers as course\n\nprint(course.setup(language="en"))'),
     ("train", "code", "loss = agent.train(experience).loss  # one gradient step"),
     ("api", "md", "## The API\n\nEvery buffer starts from a `data_spec`."),
@@ -34,7 +37,10 @@ def test_translated_paragraphs_replace_the_english_ones(project):
     translate_everything(project, "fr")
     build.build(project, ["fr"])
     notebook = built(project)
-    assert cell(notebook, "api").source == "[fr] ## The API\n\n[fr] Every buffer starts from a `data_spec`."
+    assert (
+        cell(notebook, "api").source
+        == "[fr] ## The API\n\n[fr] Every buffer starts from a `data_spec`."
+    )
     assert "> *" not in cell(notebook, "api").source
 
 
@@ -48,15 +54,19 @@ def test_code_cells_are_copied_and_the_setup_cell_differs_only_in_its_language(p
     build.build(project, ["pt-br"])
     notebook = built(project, "pt-br")
     assert cell(notebook, "train").source == CELLS[2][2]
-    assert cell(notebook, "setup").source == CELLS[1][2].replace('language="en"', 'language="pt-br"')
+    assert cell(notebook, "setup").source == CELLS[1][2].replace(
+        'language="en"', 'language="pt-br"'
+    )
     assert [c.id for c in notebook.cells] == [c[0] for c in CELLS]
 
 
 def test_an_untranslated_cell_shows_english_with_a_note_under_its_heading(project):
     build.build(project, ["es"])
     source = cell(built(project, "es"), "api").source
-    assert source == ("## The API\n\n> *Este fragmento aparece en inglés: todavía no se ha traducido.*"
-                      "\n\nEvery buffer starts from a `data_spec`.")
+    assert source == (
+        "## The API\n\n> *Este fragmento aparece en inglés: todavía no se ha traducido.*"
+        "\n\nEvery buffer starts from a `data_spec`."
+    )
 
 
 def test_a_fuzzy_translation_is_not_shown(project):
@@ -67,8 +77,10 @@ def test_a_fuzzy_translation_is_not_shown(project):
     catalogs.write_catalog(catalog, path)
     build.build(project, ["fr"])
     source = cell(built(project), "api").source
-    assert source.startswith("[fr] ## The API\n\n> *Ce passage s’affiche en anglais le temps que sa "
-                             "traduction soit mise à jour.*")
+    assert source.startswith(
+        "[fr] ## The API\n\n> *Ce passage s’affiche en anglais le temps que sa "
+        "traduction soit mise à jour.*"
+    )
     assert "[fr] ## The API" in source and "\nEvery buffer starts from a `data_spec`." in source
 
 
@@ -80,8 +92,13 @@ def test_building_twice_gives_byte_identical_notebooks(project):
 
 
 def test_a_setup_cell_without_the_language_argument_is_reported(project):
-    write_lesson(project, [c if c[0] != "setup" else ("setup", "code", "print(course.setup())") for c in CELLS])
-    with pytest.raises(catalogs.CatalogError, match=r"cell 'setup': the set-up cell must pass language=\"en\""):
+    write_lesson(
+        project,
+        [c if c[0] != "setup" else ("setup", "code", "print(course.setup())") for c in CELLS],
+    )
+    with pytest.raises(
+        catalogs.CatalogError, match=r"cell 'setup': the set-up cell must pass language=\"en\""
+    ):
         build.build(project, ["fr"])
 
 
@@ -90,7 +107,12 @@ def test_course_l10n_build_writes_every_language(project, monkeypatch, capsys):
 
     monkeypatch.chdir(project)
     assert cli.main(["l10n", "build"]) == 0
-    assert sorted(p.parent.name for p in (project / "notebooks").glob("*/*.ipynb")) == ["en", "es", "fr", "pt-br"]
+    assert sorted(p.parent.name for p in (project / "notebooks").glob("*/*.ipynb")) == [
+        "en",
+        "es",
+        "fr",
+        "pt-br",
+    ]
 
 
 def test_the_light_notebook_writer_gives_nbformats_bytes_on_every_lesson():
@@ -115,10 +137,12 @@ def test_course_l10n_commands_import_neither_nbformat_nor_matplotlib(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    probe = ("import sys; from course_tools import cli; "
-             "codes = [cli.main(['l10n', step]) for step in ('status', 'check')]; "
-             "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
-             "{'nbformat', 'jsonschema', 'matplotlib', 'tensorflow', 'numpy', 'tqdm'}); "
-             "print(codes, heavy, file=sys.stderr)")
+    probe = (
+        "import sys; from course_tools import cli; "
+        "codes = [cli.main(['l10n', step]) for step in ('status', 'check')]; "
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'nbformat', 'jsonschema', 'matplotlib', 'tensorflow', 'numpy', 'tqdm'}); "
+        "print(codes, heavy, file=sys.stderr)"
+    )
     result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True)
     assert result.stderr.strip().splitlines()[-1].endswith("[]"), result.stderr[-2000:]

@@ -18,7 +18,11 @@ def write_lesson(root: Path, cells: list[tuple[str, str, str]]) -> Path:
     """cells: (id, kind, source) with kind 'md' or 'code'."""
     nb = nbformat.v4.new_notebook()
     for cell_id, kind, source in cells:
-        cell = nbformat.v4.new_markdown_cell(source) if kind == "md" else nbformat.v4.new_code_cell(source)
+        cell = (
+            nbformat.v4.new_markdown_cell(source)
+            if kind == "md"
+            else nbformat.v4.new_code_cell(source)
+        )
         cell.id = cell_id
         nb.cells.append(cell)
     path = root / "notebooks" / "en" / f"{LESSON}.ipynb"
@@ -28,8 +32,12 @@ def write_lesson(root: Path, cells: list[tuple[str, str, str]]) -> Path:
 
 
 CELLS = [
-    ("intro", "md", "# Replay buffers\n\nA buffer stores experience so training can reuse it.\n\n"
-                    "```python\nbuffer.add_batch(items)\n```"),
+    (
+        "intro",
+        "md",
+        "# Replay buffers\n\nA buffer stores experience so training can reuse it.\n\n"
+        "```python\nbuffer.add_batch(items)\n```",
+    ),
     ("setup", "code", "import course_helpers as course"),
     ("api", "md", "## The API\n\nEvery buffer starts from a `data_spec`."),
     ("summary", "md", "## Summary\n\nBuffers store and replay experience."),
@@ -67,7 +75,12 @@ def entries(root: Path, language: str = "fr"):
 def test_markdown_splits_into_paragraphs_and_keeps_fenced_code_whole():
     text = "# Title\n\nFirst line\nsame paragraph.\n\n```python\na\n\nb\n```\n\nLast."
     blocks = split_markdown(text)
-    assert [b.text for b in blocks] == ["# Title", "First line\nsame paragraph.", "```python\na\n\nb\n```", "Last."]
+    assert [b.text for b in blocks] == [
+        "# Title",
+        "First line\nsame paragraph.",
+        "```python\na\n\nb\n```",
+        "Last.",
+    ]
     assert [b.translatable for b in blocks] == [True, True, False, True]
     assert join_blocks([b.text for b in blocks]) == text
 
@@ -75,7 +88,10 @@ def test_markdown_splits_into_paragraphs_and_keeps_fenced_code_whole():
 def test_a_fenced_block_without_a_language_is_words_to_translate_whole():
     text = "```\nenv -> driver\n\n  -> buffer\n```\n\n~~~text\nactor | learner\n~~~"
     blocks = split_markdown(text)
-    assert [b.text for b in blocks] == ["```\nenv -> driver\n\n  -> buffer\n```", "~~~text\nactor | learner\n~~~"]
+    assert [b.text for b in blocks] == [
+        "```\nenv -> driver\n\n  -> buffer\n```",
+        "~~~text\nactor | learner\n~~~",
+    ]
     assert all(b.translatable for b in blocks)
 
 
@@ -111,8 +127,10 @@ def test_update_creates_an_untranslated_catalog_for_each_lesson(project):
 
 def test_a_changed_paragraph_becomes_fuzzy_and_keeps_its_old_translation(project):
     translate_everything(project)
-    changed = [(i, k, s.replace("starts from a `data_spec`", "always starts from a `data_spec`"))
-               for i, k, s in CELLS]
+    changed = [
+        (i, k, s.replace("starts from a `data_spec`", "always starts from a `data_spec`"))
+        for i, k, s in CELLS
+    ]
     write_lesson(project, changed)
     catalogs.extract(project)
     report = catalogs.update(project, ["fr"])[catalogs.catalog_path(project, "fr", LESSON)]
@@ -143,7 +161,10 @@ def test_a_removed_paragraph_becomes_obsolete_and_is_not_deleted(project):
     catalogs.extract(project)
     catalogs.update(project, ["fr"])
     _, obsolete = entries(project)
-    assert {e.msgstr for e in obsolete} == {"[fr] ## Summary", "[fr] Buffers store and replay experience."}
+    assert {e.msgstr for e in obsolete} == {
+        "[fr] ## Summary",
+        "[fr] Buffers store and replay experience.",
+    }
     assert "#~ msgid" in catalogs.catalog_path(project, "fr", LESSON).read_text()
 
 
@@ -170,8 +191,10 @@ def test_a_new_paragraph_is_untranslated(project):
 
 def test_a_translation_never_moves_to_a_similar_paragraph_of_another_cell(project):
     translate_everything(project)
-    cells = [(i, k, s.replace("Buffers store and replay experience.", "Buffers keep what was seen."))
-             for i, k, s in CELLS]
+    cells = [
+        (i, k, s.replace("Buffers store and replay experience.", "Buffers keep what was seen."))
+        for i, k, s in CELLS
+    ]
     cells.insert(1, ("recap", "md", "## Recap\n\nBuffers store and replay experiences."))
     write_lesson(project, cells)
     catalogs.extract(project)
@@ -208,8 +231,10 @@ def test_a_renamed_cell_keeps_its_translations_as_fuzzy_with_a_warning(project):
 
 def test_a_renamed_and_edited_cell_keeps_its_suggestion_and_warns(project):
     translate_everything(project)
-    cells = [("api-reference", k, s.replace("starts from", "is built from")) if i == "api" else (i, k, s)
-             for i, k, s in CELLS]
+    cells = [
+        ("api-reference", k, s.replace("starts from", "is built from")) if i == "api" else (i, k, s)
+        for i, k, s in CELLS
+    ]
     write_lesson(project, cells)
     catalogs.extract(project)
     report = catalogs.update(project, ["fr"])[catalogs.catalog_path(project, "fr", LESSON)]
@@ -218,8 +243,10 @@ def test_a_renamed_and_edited_cell_keeps_its_suggestion_and_warns(project):
     assert entry.fuzzy and entry.msgstr == "[fr] Every buffer starts from a `data_spec`."
     assert entry.previous_msgid == "Every buffer starts from a `data_spec`."
     assert "Cell renamed: this translation comes from cell 'api'" in entry.tcomment
-    assert any("'api' seems to have been renamed to 'api-reference' and its text edited" in w
-               for w in report.warnings)
+    assert any(
+        "'api' seems to have been renamed to 'api-reference' and its text edited" in w
+        for w in report.warnings
+    )
 
 
 def test_the_rename_note_goes_once_the_translator_clears_the_fuzzy_flag(project):
@@ -239,12 +266,21 @@ def test_the_rename_note_goes_once_the_translator_clears_the_fuzzy_flag(project)
     assert not active[("api-reference", "Every buffer starts from a `data_spec`.")].tcomment
 
 
-def test_update_and_status_list_each_entry_to_work_on_with_its_cell_and_line(project, monkeypatch, capsys):
+def test_update_and_status_list_each_entry_to_work_on_with_its_cell_and_line(
+    project, monkeypatch, capsys
+):
     from course_tools import cli
 
     translate_everything(project)
-    write_lesson(project, [*CELLS[:2], ("api", "md", "## The API\n\nEvery buffer is built from a "
-                                                     "`data_spec`."), CELLS[3], ("new", "md", "Fresh words.")])
+    write_lesson(
+        project,
+        [
+            *CELLS[:2],
+            ("api", "md", "## The API\n\nEvery buffer is built from a `data_spec`."),
+            CELLS[3],
+            ("new", "md", "Fresh words."),
+        ],
+    )
     monkeypatch.chdir(project)
     assert cli.main(["l10n", "extract"]) == 0
     assert cli.main(["l10n", "update", "--lang", "fr"]) == 0
@@ -266,7 +302,10 @@ def test_a_malformed_catalog_is_reported_with_its_file_and_line(project):
     lines = path.read_text().splitlines()
     lines.insert(20, 'msgid "unterminated')
     path.write_text("\n".join(lines))
-    with pytest.raises(catalogs.CatalogError, match=rf"{path.name}, line 21: this string has no closing double quote"):
+    with pytest.raises(
+        catalogs.CatalogError,
+        match=rf"{path.name}, line 21: this string has no closing double quote",
+    ):
         catalogs.update(project, ["fr"])
 
 
@@ -294,7 +333,9 @@ def test_an_english_lesson_with_outputs_is_refused(tmp_path):
     nb = nbformat.read(path, 4)
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="hi\n")]
     nbformat.write(nb, path)
-    with pytest.raises(NotebookError, match=r"cell 2 \(id 'setup'\) still has outputs.*nbstripout --keep-id"):
+    with pytest.raises(
+        NotebookError, match=r"cell 2 \(id 'setup'\) still has outputs.*nbstripout --keep-id"
+    ):
         catalogs.extract(tmp_path)
 
 
@@ -304,7 +345,12 @@ def test_course_l10n_commands_extract_update_and_report_status(project, monkeypa
     monkeypatch.chdir(project)
     assert cli.main(["l10n", "extract"]) == 0
     assert cli.main(["l10n", "update"]) == 0
-    assert sorted(p.name for p in (project / "locales").iterdir()) == ["es", "fr", "pt-br", "templates"]
+    assert sorted(p.name for p in (project / "locales").iterdir()) == [
+        "es",
+        "fr",
+        "pt-br",
+        "templates",
+    ]
     translate_everything(project, "fr")
     capsys.readouterr()
     assert cli.main(["l10n", "status"]) == 0

@@ -6,7 +6,6 @@ import nbformat
 import pytest
 
 from course_tools.l10n import build, catalogs, check
-
 from test_l10n_build import CELLS, built, cell
 from test_l10n_catalogs import LESSON, make_project, translate_everything, write_lesson
 
@@ -59,19 +58,33 @@ def test_build_refuses_a_broken_translation_with_checks_message_and_changes_no_f
 def test_a_changed_english_paragraph_whose_old_translation_lacks_its_new_code_span_passes(project):
     """The old translation becomes a fuzzy suggestion, which the build never uses: a
     maintainer's English change must not fail CI before a translator catches up."""
-    write_lesson(project, [*CELLS[:3], ("api", "md", "## The API\n\nEvery buffer starts from a "
-                                                     "`data_spec` and a `max_length`.")])
+    write_lesson(
+        project,
+        [
+            *CELLS[:3],
+            (
+                "api",
+                "md",
+                "## The API\n\nEvery buffer starts from a `data_spec` and a `max_length`.",
+            ),
+        ],
+    )
     catalogs.extract(project)
     catalogs.update(project)
     build.build(project)
-    [entry] = [e for e in catalogs.read_catalog(catalogs.catalog_path(project, "fr", LESSON))
-               if e.msgctxt == "api" and e.msgid.startswith("Every")]
+    [entry] = [
+        e
+        for e in catalogs.read_catalog(catalogs.catalog_path(project, "fr", LESSON))
+        if e.msgctxt == "api" and e.msgid.startswith("Every")
+    ]
     assert "fuzzy" in entry.flags and "`max_length`" not in entry.msgstr
     assert check.check(project) == []
 
 
 def test_a_translation_that_changes_a_link_target_is_reported(project):
-    write_lesson(project, [*CELLS, ("more", "md", "Every detail is in [the guide](https://example.org/rb).")])
+    write_lesson(
+        project, [*CELLS, ("more", "md", "Every detail is in [the guide](https://example.org/rb).")]
+    )
     catalogs.extract(project)
     catalogs.update(project)
     set_translation(project, "more", "Tout est dans [le guide](https://example.org/fr/rb).")
@@ -84,8 +97,11 @@ def test_a_code_cell_edited_in_a_localized_notebook_is_reported(project):
     next(c for c in notebook.cells if c.id == "train").source = "loss = agent.train(experience)"
     nbformat.write(notebook, path)
     problems = check.check(project)
-    assert any("cell 'train': this code cell differs from English in more than its comments, "
-               "docstrings and displayed strings" in p for p in problems)
+    assert any(
+        "cell 'train': this code cell differs from English in more than its comments, "
+        "docstrings and displayed strings" in p
+        for p in problems
+    )
 
 
 def test_translated_comments_in_code_do_not_count_as_a_difference():
@@ -97,12 +113,16 @@ def test_translated_comments_in_code_do_not_count_as_a_difference():
 
 def test_a_changed_magic_line_counts_as_a_code_difference():
     assert check.code_tokens("%time run()") != check.code_tokens("%timeit run()")
-    assert check.code_tokens("!pip install x  # note") == check.code_tokens("!pip install x  # note")
+    assert check.code_tokens("!pip install x  # note") == check.code_tokens(
+        "!pip install x  # note"
+    )
 
 
 def test_a_missing_localized_notebook_is_reported(project):
     (project / "notebooks" / "es" / f"{LESSON}.ipynb").unlink()
-    assert check.check(project) == ["01_demo [es]: notebooks/es/01_demo.ipynb is missing; run 'course l10n build'."]
+    assert check.check(project) == [
+        "01_demo [es]: notebooks/es/01_demo.ipynb is missing; run 'course l10n build'."
+    ]
 
 
 def test_course_l10n_check_exits_1_listing_the_problems(project, monkeypatch, capsys):
@@ -120,10 +140,16 @@ def test_an_english_edit_followed_only_by_build_fails_check_naming_lesson_and_ce
     write_lesson(project, [*CELLS, ("more", "md", "A paragraph nobody has extracted yet.")])
     build.build(project)
     problems = check.check(project)
-    assert any(p.startswith("01_demo [template] cell 'more': locales/templates/01_demo.pot has no entry")
-               and "run 'course l10n extract'" in p for p in problems)
-    assert any(p.startswith("01_demo [fr] cell 'more': locales/fr/01_demo.po has no entry")
-               and "run 'course l10n update'" in p for p in problems)
+    assert any(
+        p.startswith("01_demo [template] cell 'more': locales/templates/01_demo.pot has no entry")
+        and "run 'course l10n extract'" in p
+        for p in problems
+    )
+    assert any(
+        p.startswith("01_demo [fr] cell 'more': locales/fr/01_demo.po has no entry")
+        and "run 'course l10n update'" in p
+        for p in problems
+    )
     catalogs.extract(project)
     assert not any("[template]" in p for p in check.check(project))
     catalogs.update(project)
@@ -136,22 +162,29 @@ def test_a_catalog_entry_whose_english_is_gone_fails_check_until_update(project)
     catalogs.extract(project)
     build.build(project)
     problems = check.check(project)
-    assert any("[fr] cell 'api' (locales/fr/01_demo.po, line" in p and "no longer in notebooks/en" in p
-               for p in problems)
+    assert any(
+        "[fr] cell 'api' (locales/fr/01_demo.po, line" in p and "no longer in notebooks/en" in p
+        for p in problems
+    )
     catalogs.update(project)
     assert check.check(project) == []
 
 
 def test_translated_display_strings_and_comments_keep_the_code_identical(project):
-    cells = [*CELLS, ("show", "code", 'steps = 3  # how far\nprint(f"loss after {steps} steps:", 0.5)')]
+    cells = [
+        *CELLS,
+        ("show", "code", 'steps = 3  # how far\nprint(f"loss after {steps} steps:", 0.5)'),
+    ]
     write_lesson(project, cells)
     catalogs.extract(project)
     catalogs.update(project)
     path = catalogs.catalog_path(project, "fr", LESSON)
     catalog = catalogs.read_catalog(path)
     for entry in catalog:
-        entry.msgstr = {"how far": "jusqu’où",
-                        "loss after {steps} steps:": "perte après {steps}\u00a0pas\u00a0:"}.get(entry.msgid, entry.msgstr)
+        entry.msgstr = {
+            "how far": "jusqu’où",
+            "loss after {steps} steps:": "perte après {steps}\u00a0pas\u00a0:",
+        }.get(entry.msgid, entry.msgstr)
     catalogs.write_catalog(catalog, path)
     build.build(project)
     shown = cell(built(project), "show").source
@@ -160,13 +193,17 @@ def test_translated_display_strings_and_comments_keep_the_code_identical(project
 
 
 def test_a_display_string_translation_that_drops_a_field_or_breaks_the_literal_is_refused(project):
-    write_lesson(project, [*CELLS, ("show", "code", 'steps = 3\nprint(f"loss after {steps} steps")')])
+    write_lesson(
+        project, [*CELLS, ("show", "code", 'steps = 3\nprint(f"loss after {steps} steps")')]
+    )
     catalogs.extract(project)
     catalogs.update(project)
     build.build(project)
     path = catalogs.catalog_path(project, "fr", LESSON)
-    for bad, words in (("perte après les pas", "lost '{steps}'"),
-                       ('perte après {steps} "pas"', "not make a valid Python string")):
+    for bad, words in (
+        ("perte après les pas", "lost '{steps}'"),
+        ('perte après {steps} "pas"', "not make a valid Python string"),
+    ):
         catalog = catalogs.read_catalog(path)
         next(e for e in catalog if e.msgctxt == "show").msgstr = bad
         catalogs.write_catalog(catalog, path)
@@ -180,17 +217,24 @@ def test_code_changed_beyond_its_texts_is_reported_even_if_comments_match():
     english = 'print("items stored:", n)  # count'
     assert check.code_tokens(english) == check.code_tokens('print("ítems guardados:", n)  # cuenta')
     assert check.code_tokens(english) != check.code_tokens('print("items stored:", m)  # count')
-    assert check.code_tokens('env = load("CartPole-v0")') != check.code_tokens('env = load("CartPole-v1")')
+    assert check.code_tokens('env = load("CartPole-v0")') != check.code_tokens(
+        'env = load("CartPole-v1")'
+    )
 
 
 def test_french_typography_is_enforced_by_check_and_build(project):
     set_translation(project, "api", "Tout tampon part d’un `data_spec` : voyez ceci ; et cela ?")
     [problem] = check.check(project)
-    assert "typography: " in problem and "write a no-break space (U+00A0), not a plain space, before ':'" in problem
+    assert (
+        "typography: " in problem
+        and "write a no-break space (U+00A0), not a plain space, before ':'" in problem
+    )
     assert "narrow no-break space (U+202F), not a plain space, before ';'" in problem
     with pytest.raises(catalogs.CatalogError):
         build.build(project)
-    set_translation(project, "api", "Tout tampon part d’un `data_spec`\u00a0: voyez ceci\u202f; et cela\u202f?")
+    set_translation(
+        project, "api", "Tout tampon part d’un `data_spec`\u00a0: voyez ceci\u202f; et cela\u202f?"
+    )
     build.build(project)
     assert check.check(project) == []
 
@@ -200,9 +244,12 @@ def test_the_helpers_catalogs_obey_the_same_rules(tmp_path):
 
     helper = tmp_path / "src/course_helpers/locale/es/LC_MESSAGES/course_helpers.po"
     helper.parent.mkdir(parents=True)
-    helper.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-                      'msgid "Ready ({where})."\nmsgstr "Listo (donde)."\n\n'
-                      'msgid "Why?"\nmsgstr "Por qué?"\n', encoding="utf-8")
+    helper.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Ready ({where})."\nmsgstr "Listo (donde)."\n\n'
+        'msgid "Why?"\nmsgstr "Por qué?"\n',
+        encoding="utf-8",
+    )
     problems = rules.helper_catalog_problems(tmp_path, "es")
     assert len(problems) == 2
     assert "lost placeholder '{where}'" in problems[0]
@@ -223,8 +270,10 @@ def test_a_text_fence_is_translated_whole_but_keeps_its_fence_lines(project):
     catalogs.extract(project)
     catalogs.update(project)
     path = catalogs.catalog_path(project, "fr", LESSON)
-    for translation, ok in (("```text\nenvironnement -> tampon\n```", True),
-                            ("```\nenvironnement -> tampon\n```", False)):
+    for translation, ok in (
+        ("```text\nenvironnement -> tampon\n```", True),
+        ("```\nenvironnement -> tampon\n```", False),
+    ):
         catalog = catalogs.read_catalog(path)
         next(e for e in catalog if e.msgctxt == "flow").msgstr = translation
         catalogs.write_catalog(catalog, path)

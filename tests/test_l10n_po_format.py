@@ -15,13 +15,22 @@ from course_tools.l10n import catalogs, po_format
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[1]
-CATALOGS = sorted([*ROOT.glob("locales/*/*.po"), *ROOT.glob("locales/templates/*.pot"),
-                   *ROOT.glob("src/course_helpers/locale/*/LC_MESSAGES/*.po")])
-needs_msgcat = pytest.mark.skipif(shutil.which("msgcat") is None, reason="GNU gettext is not installed")
+CATALOGS = sorted(
+    [
+        *ROOT.glob("locales/*/*.po"),
+        *ROOT.glob("locales/templates/*.pot"),
+        *ROOT.glob("src/course_helpers/locale/*/LC_MESSAGES/*.po"),
+    ]
+)
+needs_msgcat = pytest.mark.skipif(
+    shutil.which("msgcat") is None, reason="GNU gettext is not installed"
+)
 
 
 def msgcat(text: str) -> str:
-    return subprocess.run(["msgcat", "-"], input=text.encode(), capture_output=True, check=True).stdout.decode()
+    return subprocess.run(
+        ["msgcat", "-"], input=text.encode(), capture_output=True, check=True
+    ).stdout.decode()
 
 
 @needs_msgcat

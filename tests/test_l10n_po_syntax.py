@@ -16,27 +16,48 @@ ENTRY = 'msgctxt "a"\nmsgid "One"\nmsgstr "{}"\n'
 
 BROKEN = {
     # name: (catalog text, line msgfmt and we name, words of our message)
-    "unclosed quote": (HEADER + 'msgctxt "a"\nmsgid "One"\nmsgstr "Un\n', 8, "no closing double quote"),
-    "unclosed continuation": (HEADER + 'msgctxt "a"\nmsgid "One"\nmsgstr ""\n"Un deux\n"trois"\n', 9,
-                              "no closing double quote"),
+    "unclosed quote": (
+        HEADER + 'msgctxt "a"\nmsgid "One"\nmsgstr "Un\n',
+        8,
+        "no closing double quote",
+    ),
+    "unclosed continuation": (
+        HEADER + 'msgctxt "a"\nmsgid "One"\nmsgstr ""\n"Un deux\n"trois"\n',
+        9,
+        "no closing double quote",
+    ),
     "unescaped inner quote": (HEADER + ENTRY.format('Un "deux" trois'), 8, "closing quote"),
-    "duplicate entry": (HEADER + ENTRY.format("Un") + "\n" + ENTRY.format("Une"), 10,
-                        "duplicate message definition: the entry at line 6"),
-    "duplicate of an obsolete entry": (HEADER + ENTRY.format("Un") + '\n#~ msgctxt "a"\n#~ msgid "One"\n'
-                                       '#~ msgstr "Une"\n', 10, "duplicate message definition"),
-    "missing msgstr": (HEADER + 'msgctxt "a"\nmsgid "One"\n\nmsgctxt "b"\nmsgid "Two"\nmsgstr "Deux"\n', 9,
-                       "has no msgstr"),
+    "duplicate entry": (
+        HEADER + ENTRY.format("Un") + "\n" + ENTRY.format("Une"),
+        10,
+        "duplicate message definition: the entry at line 6",
+    ),
+    "duplicate of an obsolete entry": (
+        HEADER + ENTRY.format("Un") + '\n#~ msgctxt "a"\n#~ msgid "One"\n#~ msgstr "Une"\n',
+        10,
+        "duplicate message definition",
+    ),
+    "missing msgstr": (
+        HEADER + 'msgctxt "a"\nmsgid "One"\n\nmsgctxt "b"\nmsgid "Two"\nmsgstr "Deux"\n',
+        9,
+        "has no msgstr",
+    ),
     "invalid escape": (HEADER + ENTRY.format("Un \\q"), 8, "invalid escape"),
     "stray text": (HEADER + ENTRY.format("Un") + "bonjour\n", 9, "not gettext"),
-    "newline in msgid only": (HEADER + 'msgctxt "a"\nmsgid "One\\n"\nmsgstr "Un"\n', 6,
-                              "do not both end with a newline"),
+    "newline in msgid only": (
+        HEADER + 'msgctxt "a"\nmsgid "One\\n"\nmsgstr "Un"\n',
+        6,
+        "do not both end with a newline",
+    ),
 }
 VALID = {
     "plain": HEADER + ENTRY.format("Un"),
-    "same English in two cells": HEADER + ENTRY.format("Un") + '\nmsgctxt "b"\nmsgid "One"\nmsgstr "Une"\n',
+    "same English in two cells": HEADER
+    + ENTRY.format("Un")
+    + '\nmsgctxt "b"\nmsgid "One"\nmsgstr "Une"\n',
     "fuzzy with previous msgid": HEADER + '#, fuzzy\n#| msgid "Onne"\n' + ENTRY.format("Un"),
     "wrapped strings and escapes": HEADER + 'msgctxt "a"\nmsgid ""\n"One \\"two\\" "\n"three"\n'
-                                   'msgstr ""\n"Un « deux » "\n"trois \\\\ \\t"\n',
+    'msgstr ""\n"Un « deux » "\n"trois \\\\ \\t"\n',
 }
 
 
@@ -59,24 +80,32 @@ def test_msgfmt_check_agrees(name, tmp_path):
     text = BROKEN[name][0] if name in BROKEN else VALID[name]
     path = tmp_path / "x.po"
     path.write_text(text, encoding="utf-8")
-    result = subprocess.run(["msgfmt", "--check", "-o", "/dev/null", str(path)], capture_output=True, text=True)
+    result = subprocess.run(
+        ["msgfmt", "--check", "-o", "/dev/null", str(path)], capture_output=True, text=True
+    )
     assert (result.returncode != 0) == (name in BROKEN), result.stderr
 
 
 def test_every_command_refuses_the_catalog_and_changes_no_file(tmp_path):
     """update, build, status and check all read catalogs: none may damage one."""
-    from test_l10n_catalogs import CELLS, make_project
-
     from course_tools.l10n import build, check
+    from test_l10n_catalogs import CELLS, make_project
 
     make_project(tmp_path, CELLS)  # every language: a failing update or build changes none
     path = catalogs.catalog_path(tmp_path, "fr", "01_demo")
     broken = path.read_text(encoding="utf-8").replace('msgstr ""\n\n', 'msgstr "Un\n\n', 1)
     path.write_text(broken, encoding="utf-8")
     files = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    for command in (lambda: catalogs.update(tmp_path), lambda: build.build(tmp_path),
-                    lambda: catalogs.status(tmp_path), lambda: check.check(tmp_path)):
-        with pytest.raises(catalogs.CatalogError, match=r"locales/fr/01_demo\.po, line \d+: this string has no "
-                                                         "closing double quote"):
+    for command in (
+        lambda: catalogs.update(tmp_path),
+        lambda: build.build(tmp_path),
+        lambda: catalogs.status(tmp_path),
+        lambda: check.check(tmp_path),
+    ):
+        with pytest.raises(
+            catalogs.CatalogError,
+            match=r"locales/fr/01_demo\.po, line \d+: this string has no "
+            "closing double quote",
+        ):
             command()
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == files

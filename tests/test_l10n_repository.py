@@ -13,9 +13,11 @@ from course_tools.l10n import build, catalogs, check
 from course_tools.lessons import lesson_names
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTES = {"pt-br": "> *Este trecho aparece em inglês enquanto a tradução é atualizada.*",
-         "es": "> *Este fragmento aparece en inglés mientras se actualiza su traducción.*",
-         "fr": "> *Ce passage s’affiche en anglais le temps que sa traduction soit mise à jour.*"}
+NOTES = {
+    "pt-br": "> *Este trecho aparece em inglês enquanto a tradução é atualizada.*",
+    "es": "> *Este fragmento aparece en inglés mientras se actualiza su traducción.*",
+    "fr": "> *Ce passage s’affiche en anglais le temps que sa traduction soit mise à jour.*",
+}
 
 
 def test_the_committed_localized_notebooks_are_up_to_date_and_consistent():
@@ -58,18 +60,26 @@ def test_editing_one_english_paragraph_makes_exactly_its_translations_stale(copy
     build.build(root)
     after = catalog_state(root)
 
-    languages = [l for l in TRANSLATED if catalogs.catalog_path(root, l, "02_dqn_cartpole").exists()]
+    languages = [
+        lang for lang in TRANSLATED if catalogs.catalog_path(root, lang, "02_dqn_cartpole").exists()
+    ]
     for language in languages:
         translation, fuzzy = after[(language, "02_dqn_cartpole", "policies-note", new)]
-        assert fuzzy and translation == before[(language, "02_dqn_cartpole", "policies-note", old)][0]
+        assert (
+            fuzzy and translation == before[(language, "02_dqn_cartpole", "policies-note", old)][0]
+        )
         built = nbformat.read(root / "notebooks" / language / "02_dqn_cartpole.ipynb", 4)
         source = next(c for c in built.cells if c.id == "policies-note").source
         assert NOTES[language] in source and new in source
         assert source.index(NOTES[language]) > source.index("## ")  # under the cell's heading
     changed = {key for key in after if before.get(key) != after[key]}
-    assert changed == {(language, "02_dqn_cartpole", "policies-note", new) for language in languages}
+    assert changed == {
+        (language, "02_dqn_cartpole", "policies-note", new) for language in languages
+    }
     rows = {(r.language, r.lesson): r for r in catalogs.status(root)}
     # One more fuzzy entry per language than before the edit (the catalogs may already
     # hold others, waiting for a translator).
-    assert all(rows[(language, "02_dqn_cartpole")].fuzzy == fuzzy_before[(language, "02_dqn_cartpole")] + 1
-               for language in languages)
+    assert all(
+        rows[(language, "02_dqn_cartpole")].fuzzy == fuzzy_before[(language, "02_dqn_cartpole")] + 1
+        for language in languages
+    )

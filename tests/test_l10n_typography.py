@@ -11,28 +11,44 @@ pytestmark = pytest.mark.unit
 NBSP, NNBSP = "\u00a0", "\u202f"
 
 
-@pytest.mark.parametrize("text, language, words", [
-    ("Pourquoi ? Voici : un « tampon ».", "fr", ["narrow no-break space (U+202F), not a plain space, before '?'",
-                                                  "no-break space (U+00A0), not a plain space, before ':'",
-                                                  "no-break space (U+00A0) after '«'"]),
-    ("Un mot;", "fr", ["narrow no-break space (U+202F) before ';'"]),
-    ('Il dit "non".', "fr", ["« guillemets » instead of straight quotes"]),
-    ("Por qué? Así : no.", "es", ["write '¿' where the phrase ending in '?' begins", "no space before ':'"]),
-    ("Un « búfer ».", "es", ["no space inside « »"]),
-    ('Ele disse "não".', "pt-br", ["“aspas curvas” instead of straight quotes"]),
-])
+@pytest.mark.parametrize(
+    "text, language, words",
+    [
+        (
+            "Pourquoi ? Voici : un « tampon ».",
+            "fr",
+            [
+                "narrow no-break space (U+202F), not a plain space, before '?'",
+                "no-break space (U+00A0), not a plain space, before ':'",
+                "no-break space (U+00A0) after '«'",
+            ],
+        ),
+        ("Un mot;", "fr", ["narrow no-break space (U+202F) before ';'"]),
+        ('Il dit "non".', "fr", ["« guillemets » instead of straight quotes"]),
+        (
+            "Por qué? Así : no.",
+            "es",
+            ["write '¿' where the phrase ending in '?' begins", "no space before ':'"],
+        ),
+        ("Un « búfer ».", "es", ["no space inside « »"]),
+        ('Ele disse "não".', "pt-br", ["“aspas curvas” instead of straight quotes"]),
+    ],
+)
 def test_a_mistake_is_named_with_the_rule_it_breaks(text, language, words):
     found = " ".join(typography.problems(text, language))
     for phrase in words:
         assert phrase in found
 
 
-@pytest.mark.parametrize("text, language", [
-    (f"Pourquoi{NNBSP}? Voici{NBSP}: un «{NBSP}tampon{NBSP}».", "fr"),
-    ("Le code `a ? b : c` et $x : y$ et [lien](https://a.b/c?d=1) restent tels quels.", "fr"),
-    ("¿Por qué? Así: «búfer».", "es"),
-    ("Ele disse “não”: certo?", "pt-br"),
-])
+@pytest.mark.parametrize(
+    "text, language",
+    [
+        (f"Pourquoi{NNBSP}? Voici{NBSP}: un «{NBSP}tampon{NBSP}».", "fr"),
+        ("Le code `a ? b : c` et $x : y$ et [lien](https://a.b/c?d=1) restent tels quels.", "fr"),
+        ("¿Por qué? Así: «búfer».", "es"),
+        ("Ele disse “não”: certo?", "pt-br"),
+    ],
+)
 def test_correct_text_and_code_pass(text, language):
     assert typography.problems(text, language) == []
 
@@ -46,5 +62,8 @@ def test_text_copied_from_the_english_keeps_english_typography():
 def test_french_spaces_are_set_where_they_belong_and_nowhere_else():
     text = "Pourquoi ? Voici: un « mot » ; et `x: y` puis https://a.b/c?d"
     fixed = typography.fix_french_spaces(text)
-    assert fixed == f"Pourquoi{NNBSP}? Voici{NBSP}: un «{NBSP}mot{NBSP}»{NNBSP}; et `x: y` puis https://a.b/c?d"
+    assert (
+        fixed
+        == f"Pourquoi{NNBSP}? Voici{NBSP}: un «{NBSP}mot{NBSP}»{NNBSP}; et `x: y` puis https://a.b/c?d"
+    )
     assert typography.problems(fixed, "fr") == []

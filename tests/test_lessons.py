@@ -74,7 +74,9 @@ def test_run_lesson_runs_extra_code_as_a_last_cell_of_the_executed_copy_only(pro
     source = project / "notebooks" / "en" / "01_hello.ipynb"
     before = source.read_bytes()
     target = lessons.run_lesson(
-        "01", output=project / "out" / "hello.ipynb", show_progress=False,
+        "01",
+        output=project / "out" / "hello.ipynb",
+        show_progress=False,
         extra_code="print('extra', 6 * 7)",
     )
     executed = nbformat.read(target, as_version=4)
@@ -86,8 +88,10 @@ def test_run_lesson_runs_extra_code_as_a_last_cell_of_the_executed_copy_only(pro
 def test_a_cell_over_its_time_limit_is_named_and_the_notebook_still_written(project):
     source = project / "notebooks" / "en" / "03_slow.ipynb"
     notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell("print('start')"),
-                      nbformat.v4.new_code_cell("import time\ntime.sleep(30)")]
+    notebook.cells = [
+        nbformat.v4.new_code_cell("print('start')"),
+        nbformat.v4.new_code_cell("import time\ntime.sleep(30)"),
+    ]
     nbformat.write(notebook, source)
     target = project / "runs" / "slow.ipynb"
     with pytest.raises(LessonFailed, match=r"03_slow.ipynb timed out after 2 s in cell 1 \(id "):
@@ -99,8 +103,13 @@ def test_course_run_sets_no_time_limit_unless_asked(project, monkeypatch):
     """A full SAC training cell runs for about an hour; a default limit would kill it."""
     from course_tools import cli
 
-    seen = []
-    monkeypatch.setattr(cli.lessons, "run_lesson", lambda *args: seen.append(args[-1]) or "x")
+    seen: list[int | None] = []
+
+    def run_lesson(*args):
+        seen.append(args[-1])
+        return "x"
+
+    monkeypatch.setattr(cli.lessons, "run_lesson", run_lesson)
     assert cli.main(["run", "01"]) == 0
     assert cli.main(["run", "01", "--cell-timeout", "60"]) == 0
     assert seen == [None, 60]

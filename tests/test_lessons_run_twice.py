@@ -19,7 +19,9 @@ from nbclient import NotebookClient
 
 from course_tools import exercises
 
-LESSONS = sorted((Path(__file__).resolve().parents[1] / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted(
+    (Path(__file__).resolve().parents[1] / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb")
+)
 
 
 @pytest.mark.notebook
@@ -27,17 +29,22 @@ LESSONS = sorted((Path(__file__).resolve().parents[1] / "notebooks" / "en").glob
 def test_run_all_twice_in_one_kernel(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
     assert os.environ.get("COURSE_QUICK") == "1", "conftest turns quick mode on"
-    client = NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     with client.setup_kernel():
         for run in (1, 2):
             for index, cell in enumerate(nb.cells):
                 # execute_cell raises CellExecutionError naming the cell if it fails.
                 client.execute_cell(cell, index)
-            errors = [c.id for c in nb.cells
-                      if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
+            errors = [
+                c.id
+                for c in nb.cells
+                if any(o.get("output_type") == "error" for o in c.get("outputs", []))
+            ]
             assert not errors, f"run {run} of {path.name} failed in cells {errors}"
             checks = exercises.check_outputs(nb)
             assert len(checks) >= 3, f"{path.name} has fewer than three self-checks"
-            assert {cell: text[:1] for cell, text in checks.items()} == dict.fromkeys(checks, "✘"), (
-                f"run {run} of {path.name}: a blank exercise did not get its 'not yet'", checks)
+            assert {cell: text[:1] for cell, text in checks.items()} == dict.fromkeys(
+                checks, "✘"
+            ), (f"run {run} of {path.name}: a blank exercise did not get its 'not yet'", checks)

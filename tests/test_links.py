@@ -18,11 +18,20 @@ from urllib.parse import unquote
 import nbformat
 import pytest
 
-from course_tools import lessons, links
 from course_helpers.languages import LANGUAGES
+from course_tools import lessons, links
 
 ROOT = Path(__file__).resolve().parents[1]
-REPO = links.repository(ROOT)
+
+
+def configured_repository() -> links.Repository:
+    """The course's [tool.course] setting; required, so an incomplete one raises."""
+    repository = links.repository(ROOT)
+    assert repository is not None  # only returned when the setting is not required
+    return repository
+
+
+REPO = configured_repository()
 LESSONS = sorted(p.stem for p in (ROOT / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb"))
 COLAB = re.compile(r"\]\((https://colab\.research\.google\.com/github/[^)\s]+)\)")
 BINDER = re.compile(r"\]\((https://mybinder\.org/v2/gh/[^)\s]+)\)")
@@ -31,11 +40,18 @@ BINDER = re.compile(r"\]\((https://mybinder\.org/v2/gh/[^)\s]+)\)")
 def target(url: str) -> tuple[str, str, str, Path]:
     """(owner/name, branch, language, notebook path in the repository) that a badge opens."""
     if url.startswith("https://colab"):
-        match = re.fullmatch(r"https://colab\.research\.google\.com/github/([^/]+/[^/]+)/blob/"
-                             r"([^/]+)/(notebooks/([^/]+)/[^/]+\.ipynb)", url)
+        match = re.fullmatch(
+            r"https://colab\.research\.google\.com/github/([^/]+/[^/]+)/blob/"
+            r"([^/]+)/(notebooks/([^/]+)/[^/]+\.ipynb)",
+            url,
+        )
+        assert match is not None, f"not a Colab badge link: {url}"
         repo, branch, path, language = match.groups()
     else:
-        match = re.fullmatch(r"https://mybinder\.org/v2/gh/([^/]+/[^/]+)/([^?]+)\?labpath=(.+)", url)
+        match = re.fullmatch(
+            r"https://mybinder\.org/v2/gh/([^/]+/[^/]+)/([^?]+)\?labpath=(.+)", url
+        )
+        assert match is not None, f"not a Binder badge link: {url}"
         repo, branch, path = match.group(1), match.group(2), unquote(match.group(3))
         language = path.split("/")[1]
     return repo, branch, language, Path(path)
@@ -64,8 +80,10 @@ def test_each_notebook_opens_with_its_own_two_badges(language, lesson):
 def readme_table_rows() -> list[list[str]]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     table = text.split(links.README_START)[1].split(links.README_END)[0]
-    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
-            for line in table.strip().splitlines()]
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in table.strip().splitlines()
+    ]
     return rows[2:]  # after the header and the --- line
 
 
@@ -114,16 +132,21 @@ def copy_course(tmp_path: Path) -> Path:
 def test_changing_the_one_setting_moves_every_link(tmp_path):
     root = copy_course(tmp_path)
     pyproject = root / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace(
-        f'repository = "{REPO.owner}/{REPO.name}"', 'repository = "a-teacher/my-fork"'
-    ).replace(f'branch = "{REPO.branch}"', 'branch = "spring-term"'))
+    pyproject.write_text(
+        pyproject.read_text()
+        .replace(f'repository = "{REPO.owner}/{REPO.name}"', 'repository = "a-teacher/my-fork"')
+        .replace(f'branch = "{REPO.branch}"', 'branch = "spring-term"')
+    )
     changed = links.sync(root)
     assert {p.name for p in changed} == {"README.md", *(f"{lesson}.ipynb" for lesson in LESSONS)}
     text = (root / "README.md").read_text()
     assert f"{REPO.owner}/{REPO.name}" not in text.split(links.README_START)[1]
     assert "https://mybinder.org/v2/gh/a-teacher/my-fork/spring-term?labpath=" in text
-    setup = next(c for c in nbformat.read(root / "notebooks/en/01_replay_buffers.ipynb", 4).cells
-                 if c.id == lessons.SETUP_CELL)
+    setup = next(
+        c
+        for c in nbformat.read(root / "notebooks/en/01_replay_buffers.ipynb", 4).cells
+        if c.id == lessons.SETUP_CELL
+    )
     assert "https://github.com/a-teacher/my-fork/archive/refs/heads/spring-term.zip" in setup.source
     assert links.sync(root) == []  # and a second run changes nothing
 
@@ -147,21 +170,44 @@ def test_a_readme_without_the_table_markers_is_refused_and_left_unchanged(tmp_pa
 def test_the_helpers_install_from_an_archive_of_the_repository_as_on_colab(tmp_path):
     """What Colab's set-up cell does: pip installs the branch's zip, without git."""
     files = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]  # what a push sends
-    tracked = subprocess.run(files, cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.split()
+    tracked = subprocess.run(
+        files, cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     archive = tmp_path / f"{REPO.branch}.zip"
     with zipfile.ZipFile(archive, "w") as zipped:  # laid out as GitHub's archives are
         for name in tracked:
             zipped.write(ROOT / name, f"{REPO.name}-{REPO.branch}/{name}")
     target_dir = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                    "--no-build-isolation", "--target", str(target_dir), str(archive)],
-                   check=True, capture_output=True, timeout=300)
-    probe = ("import course_helpers, course_helpers.i18n as i; "
-             "i.set_language('fr'); print(course_helpers.__file__); "
-             "print(i.gettext('Open in Colab'))")
-    result = subprocess.run([sys.executable, "-c", probe], env={"PYTHONPATH": str(target_dir)},
-                            capture_output=True, text=True, check=True, cwd=tmp_path)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target_dir),
+            str(archive),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    probe = (
+        "import course_helpers, course_helpers.i18n as i; "
+        "i.set_language('fr'); print(course_helpers.__file__); "
+        "print(i.gettext('Open in Colab'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={"PYTHONPATH": str(target_dir)},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
     where, french = result.stdout.splitlines()
     assert where.startswith(str(target_dir))
     assert french == "Ouvrir dans Colab"  # the catalogs travel with the package

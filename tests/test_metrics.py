@@ -41,7 +41,8 @@ def test_average_return_refuses_a_policy_built_for_another_environment(cartpole)
 
 def cartpoles(count):
     batch = batched_py_environment.BatchedPyEnvironment(
-        [suite_gym.load("CartPole-v0") for _ in range(count)], multithreading=False)
+        [suite_gym.load("CartPole-v0") for _ in range(count)], multithreading=False
+    )
     for i, env in enumerate(batch.envs):
         env.seed(100 + i)
     return batch
@@ -76,7 +77,10 @@ def test_a_batch_plays_one_episode_in_each_environment_and_counts_each_once():
     assert short < long
     # In the batch, environment 0 ends first and restarts while environment 1 plays on;
     # its second episode must not count, or short episodes would pull the mean down.
-    assert average_return(batch, Pattern(batch.envs[0], right=[0]), num_episodes=2) == (short + long) / 2
+    assert (
+        average_return(batch, Pattern(batch.envs[0], right=[0]), num_episodes=2)
+        == (short + long) / 2
+    )
     batch.close()
     alone.close()
 
@@ -122,7 +126,10 @@ def test_a_tf_policy_evaluates_on_a_batch_and_on_a_tf_environment_holding_it():
 
 def test_a_batch_cuts_episodes_at_max_steps_per_episode():
     batch = cartpoles(3)
-    assert average_return(batch, AlwaysRight(batch.envs[0]), num_episodes=3, max_steps_per_episode=4) == 4.0
+    assert (
+        average_return(batch, AlwaysRight(batch.envs[0]), num_episodes=3, max_steps_per_episode=4)
+        == 4.0
+    )
 
 
 def test_a_batch_refuses_a_policy_built_for_another_environment():

@@ -12,7 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-LESSONS = sorted((Path(__file__).resolve().parents[1] / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted(
+    (Path(__file__).resolve().parents[1] / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb")
+)
 EXPECTED = ["01_replay_buffers", "02_dqn_cartpole", "03_sac_minitaur"]
 
 
@@ -66,16 +68,23 @@ def test_hyperparameters_live_in_one_visible_cell_with_their_quick_values(lesson
     path, nb = lesson
     cells = [cell for cell in nb.cells if "course.hyperparameters(" in cell.source]
     assert len(cells) == 1, f"{path.name}: expected one hyperparameter cell, found {len(cells)}"
-    assert "quick=dict(" in cells[0].source, f"{path.name}: the cell must show what quick mode changes"
+    assert "quick=dict(" in cells[0].source, (
+        f"{path.name}: the cell must show what quick mode changes"
+    )
 
 
 def test_lesson_opens_with_badges_then_a_title_and_ends_with_summary_exercises_and_sources(lesson):
     path, nb = lesson
     assert nb.cells[0].id == "badges"  # tests/test_links.py checks where they lead
     assert nb.cells[1].cell_type == "markdown" and nb.cells[1].source.startswith("# ")
-    headings = [cell.source.splitlines()[0] for cell in nb.cells
-                if cell.cell_type == "markdown" and cell.source.startswith("## ")]
-    assert "## Summary" in headings and headings[-2:] == ["## Exercises", "## References"], path.name
+    headings = [
+        cell.source.splitlines()[0]
+        for cell in nb.cells
+        if cell.cell_type == "markdown" and cell.source.startswith("## ")
+    ]
+    assert "## Summary" in headings and headings[-2:] == ["## Exercises", "## References"], (
+        path.name
+    )
     assert nb.cells[-1].id == "references", path.name
 
 
@@ -109,4 +118,5 @@ def test_every_link_within_a_lesson_leads_to_an_anchor_of_that_lesson(lesson):
     targets = set(re.findall(r"\]\(#([^)]+)\)", text))
     assert targets <= anchors, (
         f"{path.name}: links to #{', #'.join(sorted(targets - anchors))} find no "
-        f'<a id="..."></a> in the lesson; add one before the heading they point to')
+        f'<a id="..."></a> in the lesson; add one before the heading they point to'
+    )

@@ -37,9 +37,11 @@ def test_plot_returns_draws_a_dashed_target_line_at_the_target(close_figures):
     lines = ax.get_lines()
     assert len(lines) == 2
     target = lines[1]
-    assert set(target.get_ydata()) == {195}
+    assert set(np.asarray(target.get_ydata())) == {195}
     assert target.get_linestyle() == "--"
-    assert "target (195)" in [text.get_text() for text in ax.get_legend().get_texts()]
+    legend = ax.get_legend()
+    assert legend is not None
+    assert "target (195)" in [text.get_text() for text in legend.get_texts()]
 
 
 def test_plot_returns_draws_no_target_line_without_a_target(close_figures):
@@ -54,6 +56,7 @@ def test_plot_returns_draws_into_the_given_axes(close_figures):
 
 
 def test_plot_returns_accepts_numpy_arrays(close_figures):
+    # plot_returns' annotations name sequences; NumPy arrays are accepted all the same.
     ax = plot_returns(np.array(STEPS), np.array(RETURNS))
     np.testing.assert_array_equal(ax.get_lines()[0].get_ydata(), RETURNS)
 
@@ -76,9 +79,11 @@ def test_plot_q_values_draws_the_estimates_and_the_largest_true_value(close_figu
     ax = plot_q_values(STEPS, [1.0, 40.0, 230.0], bound=200)
     estimates, bound = ax.get_lines()
     np.testing.assert_array_equal(estimates.get_ydata(), [1.0, 40.0, 230.0])
-    assert set(bound.get_ydata()) == {200} and bound.get_linestyle() == "--"
+    assert set(np.asarray(bound.get_ydata())) == {200} and bound.get_linestyle() == "--"
     assert ax.get_ylabel() == "Estimated Q-value"
-    assert "largest true value (200)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    legend = ax.get_legend()
+    assert legend is not None
+    assert "largest true value (200)" in [t.get_text() for t in legend.get_texts()]
 
 
 def test_plot_q_values_refuses_steps_and_values_of_different_lengths(close_figures):
@@ -91,15 +96,20 @@ def test_plot_q_values_refuses_steps_and_values_of_different_lengths(close_figur
 def test_plot_sac_training_has_one_panel_per_quantity_and_the_target_entropy(close_figures):
     from course_helpers.plots import plot_sac_training
 
-    figure = plot_sac_training(STEPS, alpha=[1.0, 0.5, 0.1], entropy=[5.0, 0.0, -3.5],
-                               critic_loss=[9.0, 3.0, 2.0], actor_loss=[-1.0, -5.0, -9.0],
-                               target_entropy=-4.0)
+    figure = plot_sac_training(
+        STEPS,
+        alpha=[1.0, 0.5, 0.1],
+        entropy=[5.0, 0.0, -3.5],
+        critic_loss=[9.0, 3.0, 2.0],
+        actor_loss=[-1.0, -5.0, -9.0],
+        target_entropy=-4.0,
+    )
     titles = [ax.get_title() for ax in figure.axes]
     assert titles == ["Temperature α", "Policy entropy", "Critic loss", "Actor loss"]
     entropy_panel = figure.axes[1]
     curve, target = entropy_panel.get_lines()
     np.testing.assert_array_equal(curve.get_ydata(), [5.0, 0.0, -3.5])
-    assert set(target.get_ydata()) == {-4.0}
+    assert set(np.asarray(target.get_ydata())) == {-4.0}
     assert figure.axes[0].get_yscale() == "log"
 
 
@@ -107,8 +117,9 @@ def test_plot_sac_training_names_the_series_whose_length_is_wrong(close_figures)
     from course_helpers.plots import plot_sac_training
 
     with pytest.raises(ValueError, match="steps and actor_loss must have the same length"):
-        plot_sac_training(STEPS, alpha=[1, 1, 1], entropy=[1, 1, 1], critic_loss=[1, 1, 1],
-                          actor_loss=[1, 1])
+        plot_sac_training(
+            STEPS, alpha=[1, 1, 1], entropy=[1, 1, 1], critic_loss=[1, 1, 1], actor_loss=[1, 1]
+        )
 
 
 def test_plot_sac_training_before_anything_is_recorded_says_when_values_come(close_figures):

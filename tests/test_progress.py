@@ -59,7 +59,9 @@ def test_progress_observer_counts_every_step_a_driver_takes(cartpole, random_pol
 
     observer = progress_observer(10, "Collecting")
     run_driver(cartpole, random_policy, observer, max_steps=4)
-    assert observer.bar.n == 4 and observer.bar.desc == "Collecting" and observer.completed == 0
+    bar = observer.bar
+    assert bar is not None
+    assert bar.n == 4 and bar.desc == "Collecting" and observer.completed == 0
     run_driver(cartpole, random_policy, observer, max_steps=6)
     assert observer.bar is None and observer.completed == 1
 
@@ -71,7 +73,9 @@ def test_progress_observer_counts_finished_episodes_and_starts_a_new_bar_each_ru
 
     observer = progress_observer(2, "Evaluating", count="episodes")
     run_driver(cartpole, random_policy, observer, max_episodes=1, max_steps=1000)
-    assert observer.bar.n == 1 and observer.completed == 0
+    bar = observer.bar
+    assert bar is not None
+    assert bar.n == 1 and observer.completed == 0
     run_driver(cartpole, random_policy, observer, max_episodes=1, max_steps=1000)
     assert observer.bar is None and observer.completed == 1
     run_driver(cartpole, random_policy, observer, max_episodes=2, max_steps=1000)

@@ -143,7 +143,9 @@ def test_html_repr_is_a_table_marking_the_changed_values(quick_on):
     hp = hyperparameters(num_iterations=20_000, batch_size=64, quick=dict(num_iterations=300))
     html = hp._repr_html_()
     assert html.startswith("<p>Quick mode is ON")
-    assert "<td><code>num_iterations</code></td><td>300</td><td>quick mode (full: 20,000)</td>" in html
+    assert (
+        "<td><code>num_iterations</code></td><td>300</td><td>quick mode (full: 20,000)</td>" in html
+    )
     assert "<td><code>batch_size</code></td><td>64</td><td></td>" in html
 
 
@@ -180,9 +182,13 @@ def test_repr_marks_values_set_by_course_hyperparameters(quick_on, monkeypatch):
     assert "quick mode (full: 64)" in next(line for line in lines if line.startswith("batch_size"))
 
 
-def test_course_hyperparameters_rejects_an_unknown_name_listing_the_known_ones(quick_off, monkeypatch):
+def test_course_hyperparameters_rejects_an_unknown_name_listing_the_known_ones(
+    quick_off, monkeypatch
+):
     monkeypatch.setenv("COURSE_HYPERPARAMETERS", "num_iteration=5000")
-    with pytest.raises(ValueError, match="COURSE_HYPERPARAMETERS: cannot use 'num_iteration=5000'") as error:
+    with pytest.raises(
+        ValueError, match="COURSE_HYPERPARAMETERS: cannot use 'num_iteration=5000'"
+    ) as error:
         hyperparameters(num_iterations=20_000, batch_size=64)
     assert "names from: num_iterations, batch_size" in str(error.value)
 
@@ -195,10 +201,15 @@ def test_course_hyperparameters_rejects_a_pair_without_a_value(quick_off, monkey
 
 @pytest.mark.parametrize(
     "setting, full, kind",
-    [("num_iterations=5.5", 20_000, "int"), ("learning_rate=fast", 1e-3, "float"),
-     ("use_target=False", True, "bool")],
+    [
+        ("num_iterations=5.5", 20_000, "int"),
+        ("learning_rate=fast", 1e-3, "float"),
+        ("use_target=False", True, "bool"),
+    ],
 )
-def test_course_hyperparameters_rejects_a_value_of_the_wrong_type(quick_off, monkeypatch, setting, full, kind):
+def test_course_hyperparameters_rejects_a_value_of_the_wrong_type(
+    quick_off, monkeypatch, setting, full, kind
+):
     name = setting.split("=")[0]
     monkeypatch.setenv("COURSE_HYPERPARAMETERS", setting)
     with pytest.raises(ValueError, match=f"COURSE_HYPERPARAMETERS: {name} must be a {kind}"):

@@ -12,7 +12,9 @@ import pytest
 
 from course_helpers import replay
 
-needs_reverb = pytest.mark.skipif(not replay.reverb_available(), reason="dm-reverb is not installed")
+needs_reverb = pytest.mark.skipif(
+    not replay.reverb_available(), reason="dm-reverb is not installed"
+)
 
 
 @pytest.fixture
@@ -29,7 +31,9 @@ def clean_env(monkeypatch):
 
 def test_importing_replay_does_not_import_tensorflow():
     code = "import sys, course_helpers.replay; print('tensorflow' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"
 
 
@@ -39,7 +43,9 @@ def test_names_are_the_real_modules_where_reverb_is_installed(clean_env):
 
     assert replay.backend() == "reverb"
     assert reverb is importlib.import_module("reverb")
-    assert reverb_replay_buffer is importlib.import_module("tf_agents.replay_buffers.reverb_replay_buffer")
+    assert reverb_replay_buffer is importlib.import_module(
+        "tf_agents.replay_buffers.reverb_replay_buffer"
+    )
     assert reverb_utils is importlib.import_module("tf_agents.replay_buffers.reverb_utils")
 
 
@@ -55,8 +61,11 @@ def test_course_replay_inprocess_selects_the_stand_ins_even_where_reverb_is_inst
 
 def test_stand_ins_are_used_where_reverb_cannot_be_found(clean_env):
     find_spec = importlib.util.find_spec
-    clean_env.setattr(importlib.util, "find_spec",
-                      lambda name, *args: None if name == "reverb" else find_spec(name, *args))
+    clean_env.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *args: None if name == "reverb" else find_spec(name, *args),
+    )
     assert replay.reverb_available() is False
     assert replay.backend() == "inprocess"
     assert replay.reverb.__name__ == "course_helpers.replay.reverb"

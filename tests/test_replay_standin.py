@@ -13,7 +13,9 @@ import pytest
 
 from course_helpers import replay
 
-needs_reverb = pytest.mark.skipif(not replay.reverb_available(), reason="dm-reverb is not installed")
+needs_reverb = pytest.mark.skipif(
+    not replay.reverb_available(), reason="dm-reverb is not installed"
+)
 
 FIRST, MID, LAST = 0, 1, 2
 
@@ -26,7 +28,8 @@ def standin():
         from course_helpers.replay import reverb, reverb_replay_buffer, reverb_utils
 
         return types.SimpleNamespace(
-            reverb=reverb, reverb_replay_buffer=reverb_replay_buffer, reverb_utils=reverb_utils)
+            reverb=reverb, reverb_replay_buffer=reverb_replay_buffer, reverb_utils=reverb_utils
+        )
 
 
 def trajectory_spec():
@@ -36,9 +39,14 @@ def trajectory_spec():
 
     scalar = lambda dtype: tf.TensorSpec([], dtype)  # noqa: E731
     return trajectory.Trajectory(
-        step_type=scalar(tf.int32), observation=tf.TensorSpec([1], tf.float32),
-        action=scalar(tf.int64), policy_info=(), next_step_type=scalar(tf.int32),
-        reward=scalar(tf.float32), discount=scalar(tf.float32))
+        step_type=scalar(tf.int32),
+        observation=tf.TensorSpec([1], tf.float32),
+        action=scalar(tf.int64),
+        policy_info=(),
+        next_step_type=scalar(tf.int32),
+        reward=scalar(tf.float32),
+        discount=scalar(tf.float32),
+    )
 
 
 def stream(episode_lengths, unfinished=0):
@@ -46,15 +54,20 @@ def stream(episode_lengths, unfinished=0):
     boundary step (LAST -> FIRST), then `unfinished` steps of an episode still running."""
     from tf_agents.trajectories import trajectory
 
-    steps = []
+    steps: list[trajectory.Trajectory] = []
 
     def add(step_type, next_step_type):
-        steps.append(trajectory.Trajectory(
-            step_type=np.asarray(step_type, np.int32),
-            observation=np.asarray([len(steps)], np.float32),
-            action=np.asarray(len(steps) % 2, np.int64), policy_info=(),
-            next_step_type=np.asarray(next_step_type, np.int32),
-            reward=np.asarray(1.0, np.float32), discount=np.asarray(1.0, np.float32)))
+        steps.append(
+            trajectory.Trajectory(
+                step_type=np.asarray(step_type, np.int32),
+                observation=np.asarray([len(steps)], np.float32),
+                action=np.asarray(len(steps) % 2, np.int64),
+                policy_info=(),
+                next_step_type=np.asarray(next_step_type, np.int32),
+                reward=np.asarray(1.0, np.float32),
+                discount=np.asarray(1.0, np.float32),
+            )
+        )
 
     for length in episode_lengths:
         for k in range(length):
@@ -85,10 +98,14 @@ def standin_pipeline(standin, spec=None, sequence_length=2, stride_length=1, **t
     spec = spec or trajectory_spec()
     server = standin.reverb.Server([make_table(standin.reverb, spec, **table)], port=None)
     buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
-        spec, table_name="uniform_table", sequence_length=sequence_length, local_server=server)
+        spec, table_name="uniform_table", sequence_length=sequence_length, local_server=server
+    )
     observer = standin.reverb_utils.ReverbAddTrajectoryObserver(
-        buffer.py_client, "uniform_table", sequence_length=sequence_length,
-        stride_length=stride_length)
+        buffer.py_client,
+        "uniform_table",
+        sequence_length=sequence_length,
+        stride_length=stride_length,
+    )
     return server, buffer, observer
 
 
@@ -96,7 +113,8 @@ def standin_items(standin, steps, sequence_length, stride_length=1, max_size=100
     """Feed `steps` to the stand-in observer; return (stored items as tuples of step
     indices, found by sampling until every one has surely shown up, and num_frames())."""
     server, buffer, observer = standin_pipeline(
-        standin, sequence_length=sequence_length, stride_length=stride_length, max_size=max_size)
+        standin, sequence_length=sequence_length, stride_length=stride_length, max_size=max_size
+    )
     for step in steps:
         observer(step)
     count = buffer.num_frames()
@@ -124,10 +142,14 @@ def dqn_agent(cartpole):
     time_step_spec = tensor_spec.from_spec(cartpole.time_step_spec())
     action_spec = tensor_spec.from_spec(cartpole.action_spec())
     agent = dqn_agent.DqnAgent(
-        time_step_spec, action_spec,
-        q_network=q_network.QNetwork(time_step_spec.observation, action_spec, fc_layer_params=(16,)),
+        time_step_spec,
+        action_spec,
+        q_network=q_network.QNetwork(
+            time_step_spec.observation, action_spec, fc_layer_params=(16,)
+        ),
         optimizer=tf.compat.v1.train.AdamOptimizer(1e-3),
-        train_step_counter=tf.Variable(0, dtype=tf.int64))
+        train_step_counter=tf.Variable(0, dtype=tf.int64),
+    )
     agent.initialize()
     return agent
 
@@ -147,9 +169,14 @@ def lesson_02_pipeline(reverb, reverb_replay_buffer, reverb_utils, agent, max_si
     )
     reverb_server = reverb.Server([table], port=None)
     replay_buffer = reverb_replay_buffer.ReverbReplayBuffer(
-        agent.collect_data_spec, table_name=table_name, sequence_length=2, local_server=reverb_server)
+        agent.collect_data_spec,
+        table_name=table_name,
+        sequence_length=2,
+        local_server=reverb_server,
+    )
     rb_observer = reverb_utils.ReverbAddTrajectoryObserver(
-        replay_buffer.py_client, table_name, sequence_length=2)
+        replay_buffer.py_client, table_name, sequence_length=2
+    )
     return reverb_server, replay_buffer, rb_observer
 
 
@@ -169,17 +196,21 @@ def lesson_02_dataset(reverb, reverb_server, batch_size=64):
 
 
 def test_dqn_trains_on_cartpole_from_the_stand_in_as_lesson_02_writes_it(
-        standin, cartpole, random_policy, dqn_agent):
+    standin, cartpole, random_policy, dqn_agent
+):
     import tensorflow as tf
     from tf_agents.drivers import py_driver
+    from tf_agents.trajectories import trajectory
 
     agent = dqn_agent
     reverb_server, replay_buffer, rb_observer = lesson_02_pipeline(
-        standin.reverb, standin.reverb_replay_buffer, standin.reverb_utils, agent)
+        standin.reverb, standin.reverb_replay_buffer, standin.reverb_utils, agent
+    )
     assert isinstance(reverb_server.port, int)
-    seen = []
+    seen: list[trajectory.Trajectory] = []
     py_driver.PyDriver(cartpole, random_policy, [rb_observer, seen.append], max_steps=200).run(
-        cartpole.reset())
+        cartpole.reset()
+    )
 
     # One pair per observed step, less the first step of each episode begun.
     episodes_begun = sum(int(step.step_type) == FIRST for step in seen)
@@ -216,21 +247,26 @@ def test_dqn_trains_on_cartpole_from_the_stand_in_as_lesson_02_writes_it(
 
 @needs_reverb
 def test_stand_in_trajectory_dataset_has_reverbs_element_structure(
-        standin, cartpole, random_policy, dqn_agent):
+    standin, cartpole, random_policy, dqn_agent
+):
     import reverb
     from tf_agents.drivers import py_driver
     from tf_agents.replay_buffers import reverb_replay_buffer, reverb_utils
 
     specs = {}
-    for name, modules in (("reverb", (reverb, reverb_replay_buffer, reverb_utils)),
-                          ("stand-in", (standin.reverb, standin.reverb_replay_buffer,
-                                        standin.reverb_utils))):
+    for name, modules in (
+        ("reverb", (reverb, reverb_replay_buffer, reverb_utils)),
+        ("stand-in", (standin.reverb, standin.reverb_replay_buffer, standin.reverb_utils)),
+    ):
         server, buffer, observer = lesson_02_pipeline(*modules, dqn_agent)
         py_driver.PyDriver(cartpole, random_policy, [observer], max_steps=100).run(cartpole.reset())
         observer.flush()
         element = lesson_02_dataset(modules[0], server).element_spec
-        specs[name] = (type(element).__name__, element.info._fields,
-                       [(s.shape.as_list(), s.dtype) for s in tf_flatten(element)])
+        specs[name] = (
+            type(element).__name__,
+            element.info._fields,
+            [(s.shape.as_list(), s.dtype) for s in tf_flatten(element)],
+        )
         observer.close()
         server.stop()
     assert specs["stand-in"] == specs["reverb"]
@@ -245,39 +281,63 @@ def tf_flatten(structure):
 def test_trajectory_dataset_names_the_address_it_cannot_find(standin):
     with pytest.raises(ValueError, match="localhost:999999"):
         standin.reverb.TrajectoryDataset.from_table_signature(
-            server_address="localhost:999999", table="uniform_table",
-            max_in_flight_samples_per_worker=8)
+            server_address="localhost:999999",
+            table="uniform_table",
+            max_in_flight_samples_per_worker=8,
+        )
 
 
 def test_actor_and_learner_of_lesson_03_run_on_the_stand_in(
-        standin, cartpole, random_policy, dqn_agent, tmp_path):
+    standin, cartpole, random_policy, dqn_agent, tmp_path
+):
     from tf_agents.specs import tensor_spec
     from tf_agents.train import actor, learner
     from tf_agents.train.utils import strategy_utils, train_utils
 
     reverb = standin.reverb
     table = reverb.Table(
-        "uniform_table", max_size=1000, sampler=reverb.selectors.Uniform(),
+        "uniform_table",
+        max_size=1000,
+        sampler=reverb.selectors.Uniform(),
         remover=reverb.selectors.Fifo(),
         rate_limiter=reverb.rate_limiters.SampleToInsertRatio(
-            samples_per_insert=3.0, min_size_to_sample=10, error_buffer=3.0),
-        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(dqn_agent.collect_data_spec), 2))
+            samples_per_insert=3.0, min_size_to_sample=10, error_buffer=3.0
+        ),
+        signature=tensor_spec.add_outer_dim(tensor_spec.from_spec(dqn_agent.collect_data_spec), 2),
+    )
     reverb_server = reverb.Server([table], port=None)
     replay_buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
-        dqn_agent.collect_data_spec, table_name="uniform_table", sequence_length=2,
-        local_server=reverb_server)
+        dqn_agent.collect_data_spec,
+        table_name="uniform_table",
+        sequence_length=2,
+        local_server=reverb_server,
+    )
     rb_observer = standin.reverb_utils.ReverbAddTrajectoryObserver(
-        replay_buffer.py_client, "uniform_table", sequence_length=2, stride_length=1)
-    dataset = reverb.TrajectoryDataset.from_table_signature(
-        server_address=f"localhost:{reverb_server.port}", table="uniform_table",
-        max_in_flight_samples_per_worker=32).batch(16, drop_remainder=True).prefetch(50)
+        replay_buffer.py_client, "uniform_table", sequence_length=2, stride_length=1
+    )
+    dataset = (
+        reverb.TrajectoryDataset.from_table_signature(
+            server_address=f"localhost:{reverb_server.port}",
+            table="uniform_table",
+            max_in_flight_samples_per_worker=32,
+        )
+        .batch(16, drop_remainder=True)
+        .prefetch(50)
+    )
     train_step = train_utils.create_train_step()
-    collector = actor.Actor(cartpole, random_policy, train_step, steps_per_run=50, observers=[rb_observer])
+    collector = actor.Actor(
+        cartpole, random_policy, train_step, steps_per_run=50, observers=[rb_observer]
+    )
     collector.run()
     assert replay_buffer.num_frames() >= 10
     agent_learner = learner.Learner(
-        str(tmp_path), train_step, dqn_agent, experience_dataset_fn=lambda: dataset,
-        strategy=strategy_utils.get_strategy(tpu=False, use_gpu=False), use_reverb_v2=True)
+        str(tmp_path),
+        train_step,
+        dqn_agent,
+        experience_dataset_fn=lambda: dataset,
+        strategy=strategy_utils.get_strategy(tpu=False, use_gpu=False),
+        use_reverb_v2=True,
+    )
     loss_info = agent_learner.run(iterations=2)
     assert np.isfinite(loss_info.loss.numpy())
     rb_observer.close()
@@ -293,7 +353,8 @@ def test_sampled_pairs_never_span_two_episodes(standin, cartpole, random_policy)
     from tf_agents.drivers import py_driver
 
     spec = trajectory_spec()._replace(
-        observation=cartpole.observation_spec(), action=cartpole.action_spec())
+        observation=cartpole.observation_spec(), action=cartpole.action_spec()
+    )
     server, buffer, observer = standin_pipeline(standin, spec)
     py_driver.PyDriver(cartpole, random_policy, [observer], max_steps=300).run(cartpole.reset())
     experience, _ = next(iter(buffer.as_dataset(sample_batch_size=2048, num_steps=2)))
@@ -309,9 +370,17 @@ def test_stride_and_sequence_length_3_write_the_items_reverb_writes(standin):
     # Episodes of 4, 2 and 1 transitions: steps 0-4, 5-7 and 8-9 (each ends with its boundary).
     steps = stream([4, 2, 1])
     assert standin_items(standin, steps, 3, stride_length=1) == (
-        {(0, 1, 2), (1, 2, 3), (2, 3, 4), (5, 6, 7)}, 4)
-    assert standin_items(standin, steps, 3, stride_length=2) == ({(0, 1, 2), (2, 3, 4), (5, 6, 7)}, 3)
-    assert standin_items(standin, steps, 2, stride_length=2) == ({(0, 1), (2, 3), (5, 6), (8, 9)}, 4)
+        {(0, 1, 2), (1, 2, 3), (2, 3, 4), (5, 6, 7)},
+        4,
+    )
+    assert standin_items(standin, steps, 3, stride_length=2) == (
+        {(0, 1, 2), (2, 3, 4), (5, 6, 7)},
+        3,
+    )
+    assert standin_items(standin, steps, 2, stride_length=2) == (
+        {(0, 1), (2, 3), (5, 6), (8, 9)},
+        4,
+    )
 
 
 def test_a_full_table_evicts_the_oldest_items_first(standin):
@@ -335,7 +404,9 @@ def test_items_stay_whole_when_sampled_in_the_background_while_the_observer_writ
     server, buffer, observer = standin_pipeline(standin, max_size=20)
     steps = stream([], unfinished=1500)
     observer(steps[0]), observer(steps[1])
-    iterator = iter(buffer.as_dataset(num_parallel_calls=3, sample_batch_size=64, num_steps=2).prefetch(3))
+    iterator = iter(
+        buffer.as_dataset(num_parallel_calls=3, sample_batch_size=64, num_steps=2).prefetch(3)
+    )
     batches = []
     for i, step in enumerate(steps[2:]):
         observer(step)
@@ -358,18 +429,22 @@ def test_stand_in_stores_the_same_items_as_real_reverb(standin, sequence_length,
     steps = stream([5, 1, 2, 7, 3], unfinished=4)
     spec = trajectory_spec()
     # A FIFO table read once over gives back every item it holds, in order.
-    server = reverb.Server([make_table(
-        reverb, spec, "fifo", sampler=reverb.selectors.Fifo(), max_times_sampled=1)], port=None)
+    server = reverb.Server(
+        [make_table(reverb, spec, "fifo", sampler=reverb.selectors.Fifo(), max_times_sampled=1)],
+        port=None,
+    )
     client = reverb.Client(f"localhost:{server.port}")
     observer = reverb_utils.ReverbAddTrajectoryObserver(
-        client, "fifo", sequence_length=sequence_length, stride_length=stride_length)
+        client, "fifo", sequence_length=sequence_length, stride_length=stride_length
+    )
     for step in steps:
         observer(step)
     observer.flush()
     count = client.server_info()["fifo"].current_size
     real = collections.Counter(
         tuple(int(i) for i in tf.nest.pack_sequence_as(spec, list(sample.data)).observation[:, 0])
-        for sample in client.sample("fifo", num_samples=count, emit_timesteps=False))
+        for sample in client.sample("fifo", num_samples=count, emit_timesteps=False)
+    )
     observer.close()
     server.stop()
 
@@ -387,8 +462,10 @@ def test_sampling_below_the_rate_limiters_min_size_says_to_collect_more(standin)
 
     server, buffer, observer = standin_pipeline(standin, min_size=5)
     dataset = buffer.as_dataset(sample_batch_size=8, num_steps=2)
-    with pytest.raises(tf.errors.InvalidArgumentError,
-                       match=r"'uniform_table' holds 0 items.*at least 5.*Collect more steps"):
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match=r"'uniform_table' holds 0 items.*at least 5.*Collect more steps",
+    ):
         next(iter(dataset))
     for step in stream([], unfinished=4):
         observer(step)
@@ -406,7 +483,8 @@ def test_unknown_and_duplicate_table_names_list_the_known_tables(standin):
     server = standin.reverb.Server([table], port=None)
     with pytest.raises(KeyError, match=r"No table named 'replay'.*Known tables: 'uniform_table'"):
         standin.reverb_replay_buffer.ReverbReplayBuffer(
-            spec, table_name="replay", sequence_length=2, local_server=server)
+            spec, table_name="replay", sequence_length=2, local_server=server
+        )
     with pytest.raises(ValueError, match="same name: uniform_table"):
         standin.reverb.Server([table, make_table(standin.reverb, spec)], port=None)
 
@@ -423,7 +501,8 @@ def test_as_dataset_rejects_what_the_stand_in_cannot_do(standin):
     spec = trajectory_spec()
     server = standin.reverb.Server([make_table(standin.reverb, spec)], port=None)
     buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
-        spec, table_name="uniform_table", sequence_length=2, local_server=server)
+        spec, table_name="uniform_table", sequence_length=2, local_server=server
+    )
     with pytest.raises(ValueError, match=r"num_steps must be None or .*\(2\), not 1"):
         buffer.as_dataset(sample_batch_size=8, num_steps=1)
     with pytest.raises(ValueError, match="needs sample_batch_size"):

@@ -69,8 +69,32 @@ def test_setup_never_overrides_a_value_the_user_set(monkeypatch):
         assert os.environ[name] == f"user-{name}"
 
 
-def test_setup_runs_headless_without_a_display_server():
-    assert runtime.RUNTIME_VARIABLES["SDL_VIDEODRIVER"] == "dummy"
+def test_setup_lets_cartpole_render_a_frame_without_a_display_server():
+    """No DISPLAY, no Xvfb, no SDL setting of the user's: after setup(), pygame draws
+    CartPole off-screen and hands back a real picture (without it, pygame finds no video
+    device and render() raises)."""
+    probe = (
+        "import numpy as np, course_helpers\n"
+        "course_helpers.setup()\n"
+        "import gym\n"
+        "env = gym.make('CartPole-v0')\n"
+        "env.reset(seed=0)\n"
+        "frame = env.render(mode='rgb_array')\n"
+        "colours = len(np.unique(frame.reshape(-1, 3), axis=0))\n"
+        "print(frame.shape, frame.dtype, colours)\n"
+    )
+    headless = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", probe], env=headless, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    shape, dtype, colours = result.stdout.strip().splitlines()[-1].rsplit(" ", 2)
+    assert (shape, dtype) == ("(400, 600, 3)", "uint8")
+    assert int(colours) >= 3  # the cart, the pole and the track on a white background
 
 
 def test_setup_reports_quick_mode_from_course_quick(monkeypatch):
@@ -210,21 +234,28 @@ def test_setup_names_the_replay_buffer_in_use(monkeypatch):
     assert "Replay buffers: Reverb" in str(runtime.setup())
     monkeypatch.setenv("COURSE_REPLAY", "inprocess")
     note = str(runtime.setup()).splitlines()[-1]
-    assert note.startswith("Replay buffers: an in-process stand-in for Reverb, because "
-                           "COURSE_REPLAY=inprocess asks for the stand-in.")
+    assert note.startswith(
+        "Replay buffers: an in-process stand-in for Reverb, because "
+        "COURSE_REPLAY=inprocess asks for the stand-in."
+    )
 
 
 def test_the_reason_for_doing_without_reverb_fits_the_runtime(monkeypatch):
     """Colab (Python 3.12+), a 3.11 runtime without Reverb (the Colab-like CI profile)."""
     monkeypatch.setattr(runtime.replay, "reverb_available", lambda: False)
+
     def python(major, minor):  # what sys.version_info looks like on that Python
-        version = type("version_info", (tuple,), {"major": property(lambda v: v[0]),
-                                                  "minor": property(lambda v: v[1])})
+        version = type(
+            "version_info",
+            (tuple,),
+            {"major": property(lambda v: v[0]), "minor": property(lambda v: v[1])},
+        )
         return types.SimpleNamespace(version_info=version((major, minor, 0)))
 
     monkeypatch.setattr(runtime, "sys", python(3, 12))
     assert runtime._without_reverb_because() == (
-        "it installs only on Python 3.11 or older, and this runtime has Python 3.12")
+        "it installs only on Python 3.11 or older, and this runtime has Python 3.12"
+    )
     monkeypatch.setattr(runtime, "sys", python(3, 11))
     assert runtime._without_reverb_because() == "it is not installed in this runtime"
 
@@ -234,8 +265,9 @@ def test_setup_hides_the_pkg_resources_notice_that_pygame_and_pybullet_trigger()
 
     runtime.setup()
     with warnings.catch_warnings(record=True) as seen:
-        warnings.warn("pkg_resources is deprecated as an API. See https://setuptools.pypa.io",
-                      UserWarning)
+        warnings.warn(
+            "pkg_resources is deprecated as an API. See https://setuptools.pypa.io", UserWarning
+        )
         warnings.warn("a warning the learner should still see", UserWarning)
     assert [str(w.message) for w in seen] == ["a warning the learner should still see"]
 
@@ -266,6 +298,7 @@ with contextlib.redirect_stderr(buffer):
     import gym
 print(repr(buffer.getvalue()))
 """
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert result.stdout.strip() == "''" and "unmaintained" not in result.stderr, result.stderr

@@ -34,20 +34,26 @@ def test_the_reference_answer_passes_and_matches_what_the_buffer_really_returns(
     for _ in range(4):
         buffer.add_batch(tf.nest.map_structure(lambda s: tf.zeros([32, *s.shape]), DATA_SPEC))
     (action, (lidar, camera)), _ = next(iter(buffer.as_dataset(sample_batch_size=8, num_steps=3)))
-    assert {"action": tuple(action.shape), "lidar": tuple(lidar.shape),
-            "camera": tuple(camera.shape)} == RIGHT
+    assert {
+        "action": tuple(action.shape),
+        "lidar": tuple(lidar.shape),
+        "camera": tuple(camera.shape),
+    } == RIGHT
     feedback = check()
     assert feedback and str(feedback).startswith("✔ Right")
 
 
-@pytest.mark.parametrize("wrong, misunderstanding", [
-    ({"lidar": (3, 8, 5)}, "puts time first"),
-    ({"lidar": (8, 5)}, "has no time axis"),
-    ({"lidar": (3, 5)}, "has no batch axis"),
-    ({"lidar": (32, 3, 5)}, "uses the buffer's batch_size (32)"),
-    ({"camera": (8, 3, 6)}, "the first two axes of camera are right"),
-    ({"action": (3, 3, 8)}, "does not follow the order batch, time, item"),
-])
+@pytest.mark.parametrize(
+    "wrong, misunderstanding",
+    [
+        ({"lidar": (3, 8, 5)}, "puts time first"),
+        ({"lidar": (8, 5)}, "has no time axis"),
+        ({"lidar": (3, 5)}, "has no batch axis"),
+        ({"lidar": (32, 3, 5)}, "uses the buffer's batch_size (32)"),
+        ({"camera": (8, 3, 6)}, "the first two axes of camera are right"),
+        ({"action": (3, 3, 8)}, "does not follow the order batch, time, item"),
+    ],
+)
 def test_a_wrong_shape_gets_a_hint_about_its_misunderstanding(wrong, misunderstanding):
     feedback = check(**wrong)
     assert not feedback and misunderstanding in feedback.message
@@ -61,8 +67,12 @@ def test_a_hint_never_reveals_the_expected_shape(wrong):
 
 
 def test_a_missing_part_or_a_shape_that_is_not_numbers_is_named():
-    assert "missing: camera" in selfcheck.dataset_shapes(
-        {"action": (8, 3, 3), "lidar": (8, 3, 5)}, DATA_SPEC, **CALL).message
+    assert (
+        "missing: camera"
+        in selfcheck.dataset_shapes(
+            {"action": (8, 3, 3), "lidar": (8, 3, 5)}, DATA_SPEC, **CALL
+        ).message
+    )
     assert "lidar is 'eight'" in check(lidar="eight").message
 
 
@@ -75,18 +85,28 @@ def test_feedback_speaks_the_lesson_language_and_shows_as_html():
 
 # Exercise 2 of lesson 01: a buffer for 84x84 grayscale frames and a reward, 4 environments
 # of 1,000 steps each (28 MB; TFUniformReplayBuffer allocates its memory when created).
-ITEM = dict(image=((84, 84), tf.uint8), reward=((), tf.float32), environments=4,
-            steps_per_environment=1_000)
+ITEM = dict(
+    image=((84, 84), tf.uint8), reward=((), tf.float32), environments=4, steps_per_environment=1_000
+)
 
 
-def image_buffer(image_dtype=tf.uint8, image_shape=(84, 84), reward_shape=(), batch_size=4,
-                 max_length=1_000, names=("image", "reward")):
+def image_buffer(
+    image_dtype=tf.uint8,
+    image_shape=(84, 84),
+    reward_shape=(),
+    batch_size=4,
+    max_length=1_000,
+    names=("image", "reward"),
+):
     from tf_agents.replay_buffers import tf_uniform_replay_buffer
 
-    spec = (tf.TensorSpec(image_shape, image_dtype, names[0]),
-            tf.TensorSpec(reward_shape, tf.float32, names[1]))
-    return tf_uniform_replay_buffer.TFUniformReplayBuffer(spec, batch_size=batch_size,
-                                                          max_length=max_length)
+    spec = (
+        tf.TensorSpec(image_shape, image_dtype, names[0]),
+        tf.TensorSpec(reward_shape, tf.float32, names[1]),
+    )
+    return tf_uniform_replay_buffer.TFUniformReplayBuffer(
+        spec, batch_size=batch_size, max_length=max_length
+    )
 
 
 def test_a_buffer_built_as_asked_passes_with_or_without_a_channel_axis():
@@ -94,15 +114,18 @@ def test_a_buffer_built_as_asked_passes_with_or_without_a_channel_axis():
     assert selfcheck.replay_buffer(image_buffer(image_shape=(84, 84, 1)), **ITEM)
 
 
-@pytest.mark.parametrize("built, misunderstanding", [
-    (dict(batch_size=1_000, max_length=4), "batch_size and max_length are swapped"),
-    (dict(max_length=4_000), "not for all of them together"),
-    (dict(batch_size=64), "not a training batch"),
-    (dict(image_dtype=tf.float32), "the image is stored as float32"),
-    (dict(image_shape=(4, 84, 84)), "nothing for the batch or for time"),
-    (dict(reward_shape=(1,)), "Its spec is a scalar"),
-    (dict(names=("obs", "r")), "named 'image' and 'reward'"),
-])
+@pytest.mark.parametrize(
+    "built, misunderstanding",
+    [
+        (dict(batch_size=1_000, max_length=4), "batch_size and max_length are swapped"),
+        (dict(max_length=4_000), "not for all of them together"),
+        (dict(batch_size=64), "not a training batch"),
+        (dict(image_dtype=tf.float32), "the image is stored as float32"),
+        (dict(image_shape=(4, 84, 84)), "nothing for the batch or for time"),
+        (dict(reward_shape=(1,)), "Its spec is a scalar"),
+        (dict(names=("obs", "r")), "named 'image' and 'reward'"),
+    ],
+)
 def test_a_wrong_buffer_gets_a_hint_about_its_misunderstanding(built, misunderstanding):
     feedback = selfcheck.replay_buffer(image_buffer(**built), **ITEM)
     assert not feedback and misunderstanding in feedback.message
@@ -120,14 +143,17 @@ def test_the_second_step_of_every_sequence_passes():
     assert selfcheck.second_steps(LIDAR[:, 1], LIDAR)
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (LIDAR[1], "the second sequence of the batch"),
-    (LIDAR[:, 0], "steps are counted from 0"),
-    (LIDAR[-1], "which axis holds time"),
-    (LIDAR, "keep only one step per sequence"),
-    (LIDAR[:, 1, 0], "one step for each sequence"),
-    (..., "cut out of the sampled sequences"),
-])
+@pytest.mark.parametrize(
+    "answer, misunderstanding",
+    [
+        (LIDAR[1], "the second sequence of the batch"),
+        (LIDAR[:, 0], "steps are counted from 0"),
+        (LIDAR[-1], "which axis holds time"),
+        (LIDAR, "keep only one step per sequence"),
+        (LIDAR[:, 1, 0], "one step for each sequence"),
+        (..., "cut out of the sampled sequences"),
+    ],
+)
 def test_a_wrong_slice_gets_a_hint_about_its_misunderstanding(answer, misunderstanding):
     feedback = selfcheck.second_steps(answer, LIDAR)
     assert not feedback and misunderstanding in feedback.message
@@ -164,11 +190,14 @@ def test_a_right_average_return_loop_passes(cartpole):
     assert feedback, feedback.message
 
 
-@pytest.mark.parametrize("mistake, misunderstanding", [
-    (dict(divide=False), "total over all episodes"),
-    (dict(last_reward=False), "misses its last reward"),
-    (dict(episodes=1), "first episode's return only"),
-])
+@pytest.mark.parametrize(
+    "mistake, misunderstanding",
+    [
+        (dict(divide=False), "total over all episodes"),
+        (dict(last_reward=False), "misses its last reward"),
+        (dict(episodes=1), "first episode's return only"),
+    ],
+)
 def test_a_wrong_loop_gets_a_hint_about_its_misunderstanding(cartpole, mistake, misunderstanding):
     def loop(env, policy, num_episodes):
         return episodes_loop(env, policy, num_episodes, **mistake)
@@ -194,11 +223,17 @@ def test_a_loop_that_fails_or_returns_nothing_gets_feedback_not_a_crash(cartpole
     def broken(env, policy, num_episodes):
         raise KeyError("oops")
 
-    assert "raised KeyError" in selfcheck.average_return_function(
-        broken, cartpole, always_left(cartpole), 2).message
+    assert (
+        "raised KeyError"
+        in selfcheck.average_return_function(broken, cartpole, always_left(cartpole), 2).message
+    )
     for not_a_number in (None, [9.0, 10.0]):
-        assert "return the average as a number" in selfcheck.average_return_function(
-            lambda env, policy, n: not_a_number, cartpole, always_left(cartpole), 2).message
+        assert (
+            "return the average as a number"
+            in selfcheck.average_return_function(
+                lambda env, policy, n: not_a_number, cartpole, always_left(cartpole), 2
+            ).message
+        )
 
 
 # Lesson 02, exercise 2: num_steps for an n-step update, as DqnAgent itself counts them.
@@ -209,16 +244,25 @@ def test_n_step_num_steps_agrees_with_dqn_agents_train_sequence_length(cartpole)
 
     time_step_spec = tensor_spec.from_spec(cartpole.time_step_spec())
     action_spec = tensor_spec.from_spec(cartpole.action_spec())
-    agent = dqn_agent.DqnAgent(time_step_spec, action_spec,
-                               q_network=q_network.QNetwork(time_step_spec.observation, action_spec),
-                               optimizer=tf.keras.optimizers.Adam(), n_step_update=3)
+    agent = dqn_agent.DqnAgent(
+        time_step_spec,
+        action_spec,
+        q_network=q_network.QNetwork(time_step_spec.observation, action_spec),
+        optimizer=tf.keras.optimizers.Adam(),
+        n_step_update=3,
+    )
     assert selfcheck.n_step_num_steps(agent.train_sequence_length, n_step_update=3)
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (2, "what a one-step update needs"), (3, "one step short"), (7, "more than the update reads"),
-    ("4", "whole number"),
-])
+@pytest.mark.parametrize(
+    "answer, misunderstanding",
+    [
+        (2, "what a one-step update needs"),
+        (3, "one step short"),
+        (7, "more than the update reads"),
+        ("4", "whole number"),
+    ],
+)
 def test_a_wrong_num_steps_gets_a_hint(answer, misunderstanding):
     feedback = selfcheck.n_step_num_steps(answer, n_step_update=3)
     assert not feedback and misunderstanding in feedback.message
@@ -229,26 +273,35 @@ def test_q_network_parameters_agree_with_keras(cartpole):
     from tf_agents.networks import sequential
     from tf_agents.specs import tensor_spec
 
-    net = sequential.Sequential([tf.keras.layers.Dense(32, activation="relu"), tf.keras.layers.Dense(2)])
+    net = sequential.Sequential(
+        [tf.keras.layers.Dense(32, activation="relu"), tf.keras.layers.Dense(2)]
+    )
     net.create_variables(tensor_spec.from_spec(cartpole.observation_spec()))
     count = int(sum(tf.size(v) for v in net.trainable_variables))
-    assert selfcheck.q_network_parameters(count, observation_size=4, fc_layer_params=(32,),
-                                          num_actions=2)
+    assert selfcheck.q_network_parameters(
+        count, observation_size=4, fc_layer_params=(32,), num_actions=2
+    )
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (4 * 32 + 32 * 2, "every unit also has a bias"),
-    (4 * 32 + 32, "add the output layer"),
-    (5, "count layer by layer"),
-])
+@pytest.mark.parametrize(
+    "answer, misunderstanding",
+    [
+        (4 * 32 + 32 * 2, "every unit also has a bias"),
+        (4 * 32 + 32, "add the output layer"),
+        (5, "count layer by layer"),
+    ],
+)
 def test_a_wrong_parameter_count_gets_a_hint(answer, misunderstanding):
-    feedback = selfcheck.q_network_parameters(answer, observation_size=4, fc_layer_params=(32,),
-                                              num_actions=2)
+    feedback = selfcheck.q_network_parameters(
+        answer, observation_size=4, fc_layer_params=(32,), num_actions=2
+    )
     assert not feedback and misunderstanding in feedback.message
 
 
 # Lesson 03, exercise 1: four actors insert 4 × 250 pairs/s, the learner samples 250 × 256/s.
-RATES = dict(actors=4, inserts_per_actor_per_second=250, gradient_steps_per_second=250, batch_size=256)
+RATES = dict(
+    actors=4, inserts_per_actor_per_second=250, gradient_steps_per_second=250, batch_size=256
+)
 
 
 @pytest.fixture(params=["reverb", "stand-in"])
@@ -262,20 +315,25 @@ def rate_limiters(request):
 
 
 def test_a_ratio_of_samples_to_inserts_passes(rate_limiters):
-    limiter = rate_limiters.SampleToInsertRatio(samples_per_insert=250 * 256 / (4 * 250),
-                                                min_size_to_sample=1_000, error_buffer=1_000)
+    limiter = rate_limiters.SampleToInsertRatio(
+        samples_per_insert=250 * 256 / (4 * 250), min_size_to_sample=1_000, error_buffer=1_000
+    )
     assert selfcheck.rate_limiter(limiter, **RATES)
 
 
-@pytest.mark.parametrize("ratio, misunderstanding", [
-    (250 / 1_000, "Reverb counts sampled items"),
-    (1_000 / 64_000, "upside down"),
-    (64_000 / 250, "count the inserts of all of them"),
-    (2.0, "then divide"),
-])
+@pytest.mark.parametrize(
+    "ratio, misunderstanding",
+    [
+        (250 / 1_000, "Reverb counts sampled items"),
+        (1_000 / 64_000, "upside down"),
+        (64_000 / 250, "count the inserts of all of them"),
+        (2.0, "then divide"),
+    ],
+)
 def test_a_wrong_ratio_gets_a_hint_and_never_the_ratio(rate_limiters, ratio, misunderstanding):
-    limiter = rate_limiters.SampleToInsertRatio(samples_per_insert=ratio, min_size_to_sample=1_000,
-                                                error_buffer=1_000)
+    limiter = rate_limiters.SampleToInsertRatio(
+        samples_per_insert=ratio, min_size_to_sample=1_000, error_buffer=1_000
+    )
     feedback = selfcheck.rate_limiter(limiter, **RATES)
     assert not feedback and misunderstanding in feedback.message
     assert "64" not in feedback.message and "64000" not in feedback.message
@@ -303,8 +361,11 @@ def test_actor_outputs_agree_with_the_tanh_normal_projection():
     from tf_agents.networks import actor_distribution_network
 
     net = actor_distribution_network.ActorDistributionNetwork(
-        OBSERVATION, bounded(ACTION), fc_layer_params=(16,),
-        continuous_projection_net=tanh_normal_projection_network.TanhNormalProjectionNetwork)
+        OBSERVATION,
+        bounded(ACTION),
+        fc_layer_params=(16,),
+        continuous_projection_net=tanh_normal_projection_network.TanhNormalProjectionNetwork,
+    )
     net.create_variables()
     last_kernel = [v for v in net.trainable_variables if "kernel" in v.name][-1]
     assert selfcheck.actor_outputs(int(last_kernel.shape[-1]), ACTION)
@@ -313,10 +374,16 @@ def test_actor_outputs_agree_with_the_tanh_normal_projection():
     assert selfcheck.actor_outputs(float(last_kernel.shape[-1]), ACTION)
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (8, "would be a fixed action"), (1, "not of a single number"), (28, "for each motor"),
-    (16.5, "whole number"), (True, "whole number"),
-])
+@pytest.mark.parametrize(
+    "answer, misunderstanding",
+    [
+        (8, "would be a fixed action"),
+        (1, "not of a single number"),
+        (28, "for each motor"),
+        (16.5, "whole number"),
+        (True, "whole number"),
+    ],
+)
 def test_a_wrong_actor_output_count_gets_a_hint(answer, misunderstanding):
     feedback = selfcheck.actor_outputs(answer, ACTION)
     assert not feedback and misunderstanding in feedback.message and "16" not in feedback.message
@@ -331,10 +398,15 @@ def test_critic_input_size_agrees_with_the_critic_network():
     assert selfcheck.critic_input_size(int(first_kernel.shape[0]), OBSERVATION, ACTION)
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (28, "the observation alone"), (8, "the action alone"), (224, "not multiplied"),
-    (256, "add up the numbers"),
-])
+@pytest.mark.parametrize(
+    "answer, misunderstanding",
+    [
+        (28, "the observation alone"),
+        (8, "the action alone"),
+        (224, "not multiplied"),
+        (256, "add up the numbers"),
+    ],
+)
 def test_a_wrong_critic_input_size_gets_a_hint(answer, misunderstanding):
     feedback = selfcheck.critic_input_size(answer, OBSERVATION, ACTION)
     assert not feedback and misunderstanding in feedback.message and "36" not in feedback.message
@@ -344,7 +416,9 @@ def test_a_wrong_critic_input_size_gets_a_hint(answer, misunderstanding):
 def test_while_nbgrader_runs_the_notebook_a_failed_check_fails_its_cell(monkeypatch, execution):
     monkeypatch.setenv("NBGRADER_EXECUTION", execution)
     with pytest.raises(AssertionError, match="✘ Not yet: you counted the weights"):
-        selfcheck.q_network_parameters(4 * 32 + 32 * 2, observation_size=4, fc_layer_params=(32,),
-                                       num_actions=2)
-    assert selfcheck.q_network_parameters((4 * 32 + 32) + (32 * 2 + 2), observation_size=4,
-                                          fc_layer_params=(32,), num_actions=2)
+        selfcheck.q_network_parameters(
+            4 * 32 + 32 * 2, observation_size=4, fc_layer_params=(32,), num_actions=2
+        )
+    assert selfcheck.q_network_parameters(
+        (4 * 32 + 32) + (32 * 2 + 2), observation_size=4, fc_layer_params=(32,), num_actions=2
+    )

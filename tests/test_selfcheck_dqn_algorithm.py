@@ -38,12 +38,21 @@ def make_agent(cartpole, *, separate_target=True, gamma=GAMMA):
     tf.random.set_seed(0)
     time_step_spec = tensor_spec.from_spec(cartpole.time_step_spec())
     action_spec = tensor_spec.from_spec(cartpole.action_spec())
-    q_net = sequential.Sequential([tf.keras.layers.Dense(8, activation="relu"),
-                                   tf.keras.layers.Dense(2, bias_initializer="ones")])
-    agent = dqn_agent.DqnAgent(time_step_spec, action_spec, q_network=q_net,
-                               optimizer=tf.keras.optimizers.Adam(1e-3), gamma=gamma,
-                               td_errors_loss_fn=common.element_wise_squared_loss,
-                               target_update_period=100)
+    q_net = sequential.Sequential(
+        [
+            tf.keras.layers.Dense(8, activation="relu"),
+            tf.keras.layers.Dense(2, bias_initializer="ones"),
+        ]
+    )
+    agent = dqn_agent.DqnAgent(
+        time_step_spec,
+        action_spec,
+        q_network=q_net,
+        optimizer=tf.keras.optimizers.Adam(1e-3),
+        gamma=gamma,
+        td_errors_loss_fn=common.element_wise_squared_loss,
+        target_update_period=100,
+    )
     agent.initialize()
     if separate_target:  # the same shift whatever TensorFlow's random state
         rng = np.random.default_rng(3)
@@ -86,7 +95,8 @@ def learners_loss(agent, experience, *, gamma=GAMMA, mistake=None):
     from tf_agents.trajectories import trajectory
 
     time_steps, policy_steps, next_time_steps = trajectory.experience_to_transitions(
-        experience, squeeze_time_dim=True)
+        experience, squeeze_time_dim=True
+    )
     s, a = time_steps.observation, policy_steps.action
     r, d, s_next = next_time_steps.reward, next_time_steps.discount, next_time_steps.observation
     q_values, _ = agent._q_network(s)
@@ -100,9 +110,11 @@ def learners_loss(agent, experience, *, gamma=GAMMA, mistake=None):
     sign = -1.0 if mistake == "minus" else 1.0
     y = (0.0 if mistake == "no reward" else r) + sign * gamma * d * tf.reduce_max(next_q_values, -1)
     error = y - q_taken
-    per_pair = {"absolute": tf.abs(error), "no square": error,
-                "huber": tf.compat.v1.losses.huber_loss(y, q_taken, reduction="none")}.get(
-        mistake, tf.square(error))
+    per_pair = {
+        "absolute": tf.abs(error),
+        "no square": error,
+        "huber": tf.compat.v1.losses.huber_loss(y, q_taken, reduction="none"),
+    }.get(mistake, tf.square(error))
     if mistake == "per pair":
         return per_pair
     loss = (tf.reduce_sum if mistake == "sum" else tf.reduce_mean)(per_pair)
@@ -142,24 +154,28 @@ def test_the_reference_uses_the_agents_gamma_not_agent_loss_default(agent, exper
     assert not selfcheck.td_loss(with_gamma_one, agent, experience)
 
 
-@pytest.mark.parametrize("mistake, misunderstanding", [
-    ("no discount", "bootstraps through the ends of episodes"),
-    ("max over Q(s, ·)", "the action the agent really took"),
-    ("target from s", "your target looks at s"),
-    ("Q-network for the target", "with the target network"),
-    ("minus", "check the sign"),
-    ("no reward", "leaves out the reward"),
-    ("sum", "sum over the batch"),
-    ("absolute", "mean of their sizes"),
-    ("no square", "positive and negative errors cancel"),
-    ("half", "no factor 1/2"),
-    ("huber", "Huber loss"),
-    ("root", "square root"),
-    ("per pair", "one squared error per pair"),
-])
+@pytest.mark.parametrize(
+    "mistake, misunderstanding",
+    [
+        ("no discount", "bootstraps through the ends of episodes"),
+        ("max over Q(s, ·)", "the action the agent really took"),
+        ("target from s", "your target looks at s"),
+        ("Q-network for the target", "with the target network"),
+        ("minus", "check the sign"),
+        ("no reward", "leaves out the reward"),
+        ("sum", "sum over the batch"),
+        ("absolute", "mean of their sizes"),
+        ("no square", "positive and negative errors cancel"),
+        ("half", "no factor 1/2"),
+        ("huber", "Huber loss"),
+        ("root", "square root"),
+        ("per pair", "one squared error per pair"),
+    ],
+)
 def test_a_typical_mistake_gets_its_hint(agent, experience, mistake, misunderstanding):
-    feedback = selfcheck.td_loss(learners_loss(agent, experience, mistake=mistake), agent,
-                                 experience)
+    feedback = selfcheck.td_loss(
+        learners_loss(agent, experience, mistake=mistake), agent, experience
+    )
     assert not feedback and misunderstanding in feedback.message, feedback.message
     assert str(round(float(learners_loss(agent, experience)), 3)) not in feedback.message
 
@@ -174,11 +190,13 @@ def test_a_batch_without_an_episode_end_says_what_it_cannot_see(agent):
 def test_with_the_lessons_target_network_the_check_says_it_cannot_tell_the_networks_apart(cartpole):
     agent = make_agent(cartpole, separate_target=False)
     experience = make_batch(agent)
-    feedback = selfcheck.td_loss(learners_loss(agent, experience, mistake="Q-network for the target"),
-                                 agent, experience)
+    feedback = selfcheck.td_loss(
+        learners_loss(agent, experience, mistake="Q-network for the target"), agent, experience
+    )
     assert feedback and "cannot tell which one you used" in feedback.message
-    assert not selfcheck.td_loss(learners_loss(agent, experience, mistake="no discount"), agent,
-                                 experience)
+    assert not selfcheck.td_loss(
+        learners_loss(agent, experience, mistake="no discount"), agent, experience
+    )
 
 
 def test_an_answer_computed_before_a_training_step_is_no_longer_right(cartpole):
@@ -190,11 +208,18 @@ def test_an_answer_computed_before_a_training_step_is_no_longer_right(cartpole):
     assert not feedback and "run it again" in feedback.message
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (..., "replace each ..."), ("1.2", "one number"), (None, "one number"), ([1.0, 2.0], "one number"),
-])
-def test_a_blank_or_an_answer_that_is_no_number_gets_feedback_not_an_error(agent, experience,
-                                                                           answer, misunderstanding):
+@pytest.mark.parametrize(
+    "answer, misunderstanding",
+    [
+        (..., "replace each ..."),
+        ("1.2", "one number"),
+        (None, "one number"),
+        ([1.0, 2.0], "one number"),
+    ],
+)
+def test_a_blank_or_an_answer_that_is_no_number_gets_feedback_not_an_error(
+    agent, experience, answer, misunderstanding
+):
     feedback = selfcheck.td_loss(answer, agent, experience)
     assert not feedback and misunderstanding in feedback.message
 
@@ -222,18 +247,21 @@ def test_the_discounts_come_from_tf_agents_own_time_steps():
     assert float(ts.truncation(observation, 1.0).discount) == 1.0
 
 
-@pytest.mark.parametrize("terminal, truncated, misunderstanding", [
-    (TRUNCATED, TRUNCATED, "bootstrapped through a termination"),
-    (TERMINAL, TERMINAL, "cut a truncated episode short"),
-    (TRUNCATED, TERMINAL, "swapped the two"),
-    (TERMINAL, 1.0 + 0.99 * 13.5, "max of the next Q-values"),
-    (TERMINAL, 1.0 + 0.99 * 27.0, "max of the next Q-values"),
-    (TERMINAL, 1.0 + 0.99 * 12.0, "max of the next Q-values"),
-    (TERMINAL, 1.0 + 15.0, "multiply the value of s′ by γ"),
-    (TERMINAL, 0.99 * 15.0, "starts with the reward"),
-    (TERMINAL, 3.0, "work out d"),
-    (..., TRUNCATED, "one number"),
-])
+@pytest.mark.parametrize(
+    "terminal, truncated, misunderstanding",
+    [
+        (TRUNCATED, TRUNCATED, "bootstrapped through a termination"),
+        (TERMINAL, TERMINAL, "cut a truncated episode short"),
+        (TRUNCATED, TERMINAL, "swapped the two"),
+        (TERMINAL, 1.0 + 0.99 * 13.5, "max of the next Q-values"),
+        (TERMINAL, 1.0 + 0.99 * 27.0, "max of the next Q-values"),
+        (TERMINAL, 1.0 + 0.99 * 12.0, "max of the next Q-values"),
+        (TERMINAL, 1.0 + 15.0, "multiply the value of s′ by γ"),
+        (TERMINAL, 0.99 * 15.0, "starts with the reward"),
+        (TERMINAL, 3.0, "work out d"),
+        (..., TRUNCATED, "one number"),
+    ],
+)
 def test_a_wrong_target_gets_its_hint(terminal, truncated, misunderstanding):
     feedback = selfcheck.td_targets(terminal, truncated, **TARGETS)
     assert not feedback and misunderstanding in feedback.message, feedback.message
@@ -245,33 +273,37 @@ def test_true_q_values_before_a_termination_pass_and_agree_with_value_ops():
     from tf_agents.utils import value_ops
 
     discounts = tf.constant([[0.99] * 49 + [0.0]])  # gamma times each step's discount
-    returns = value_ops.discounted_return(tf.ones([1, 50]), discounts, time_major=False,
-                                          provide_all_returns=False)
+    returns = value_ops.discounted_return(
+        tf.ones([1, 50]), discounts, time_major=False, provide_all_returns=False
+    )
     right = sum(0.99**k for k in range(50))
     np.testing.assert_allclose(float(returns[0]), right, rtol=1e-5)
     assert selfcheck.q_values_before_termination(50, right, steps_left=50, gamma=0.99)
-    assert selfcheck.q_values_before_termination(np.float32(50), tf.constant(right),
-                                                 steps_left=50, gamma=0.99)
+    assert selfcheck.q_values_before_termination(
+        np.float32(50), tf.constant(right), steps_left=50, gamma=0.99
+    )
 
 
 DISCOUNTED = sum(0.99**k for k in range(50))
 
 
-@pytest.mark.parametrize("gamma_1, gamma_099, misunderstanding", [
-    (DISCOUNTED, 50, "swapped the two"),
-    (49, DISCOUNTED, "with γ = 1: off by one"),
-    (51, DISCOUNTED, "with γ = 1: off by one"),
-    (50, sum(0.99**k for k in range(49)), "with γ < 1: off by one"),
-    (50, sum(0.99**k for k in range(1, 51)), "is not discounted"),
-    (50, 100.0, "never ends"),
-    (50, 50 * 0.99**50, "its own discount"),
-    (50, 50 * 0.99, "its own discount"),
-    (50, 50, "without discounting"),
-    (200, DISCOUNTED, "from the last step back"),
-    (..., DISCOUNTED, "one number"),
-])
+@pytest.mark.parametrize(
+    "gamma_1, gamma_099, misunderstanding",
+    [
+        (DISCOUNTED, 50, "swapped the two"),
+        (49, DISCOUNTED, "with γ = 1: off by one"),
+        (51, DISCOUNTED, "with γ = 1: off by one"),
+        (50, sum(0.99**k for k in range(49)), "with γ < 1: off by one"),
+        (50, sum(0.99**k for k in range(1, 51)), "is not discounted"),
+        (50, 100.0, "never ends"),
+        (50, 50 * 0.99**50, "its own discount"),
+        (50, 50 * 0.99, "its own discount"),
+        (50, 50, "without discounting"),
+        (200, DISCOUNTED, "from the last step back"),
+        (..., DISCOUNTED, "one number"),
+    ],
+)
 def test_a_wrong_true_q_value_gets_its_hint(gamma_1, gamma_099, misunderstanding):
-    feedback = selfcheck.q_values_before_termination(gamma_1, gamma_099, steps_left=50,
-                                                     gamma=0.99)
+    feedback = selfcheck.q_values_before_termination(gamma_1, gamma_099, steps_left=50, gamma=0.99)
     assert not feedback and misunderstanding in feedback.message, feedback.message
     assert "39.5" not in feedback.message

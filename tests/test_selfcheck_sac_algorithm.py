@@ -6,6 +6,8 @@ Every reference is TF-Agents' own computation (``SacAgent.critic_loss``, ``alpha
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -33,19 +35,31 @@ def english_afterwards():
 def sac_agent(observation_spec=OBSERVATION, action_spec=ACTION, **kwargs):
     """A small SacAgent built as the lesson builds its own (networks, optimizers, squared loss)."""
     from tf_agents.agents.ddpg import critic_network
-    from tf_agents.agents.sac import sac_agent as sac, tanh_normal_projection_network
+    from tf_agents.agents.sac import sac_agent as sac
+    from tf_agents.agents.sac import tanh_normal_projection_network
     from tf_agents.networks import actor_distribution_network
     from tf_agents.trajectories import time_step as ts
 
-    critic = critic_network.CriticNetwork((observation_spec, action_spec), joint_fc_layer_params=(8,))
+    critic = critic_network.CriticNetwork(
+        (observation_spec, action_spec), joint_fc_layer_params=(8,)
+    )
     actor = actor_distribution_network.ActorDistributionNetwork(
-        observation_spec, action_spec, fc_layer_params=(8,),
-        continuous_projection_net=tanh_normal_projection_network.TanhNormalProjectionNetwork)
+        observation_spec,
+        action_spec,
+        fc_layer_params=(8,),
+        continuous_projection_net=tanh_normal_projection_network.TanhNormalProjectionNetwork,
+    )
     agent = sac.SacAgent(
-        ts.time_step_spec(observation_spec), action_spec, critic_network=critic, actor_network=actor,
-        actor_optimizer=tf.keras.optimizers.Adam(3e-4), critic_optimizer=tf.keras.optimizers.Adam(3e-4),
-        alpha_optimizer=tf.keras.optimizers.Adam(3e-4), td_errors_loss_fn=tf.math.squared_difference,
-        **kwargs)
+        ts.time_step_spec(observation_spec),
+        action_spec,
+        critic_network=critic,
+        actor_network=actor,
+        actor_optimizer=tf.keras.optimizers.Adam(3e-4),
+        critic_optimizer=tf.keras.optimizers.Adam(3e-4),
+        alpha_optimizer=tf.keras.optimizers.Adam(3e-4),
+        td_errors_loss_fn=tf.math.squared_difference,
+        **kwargs,
+    )
     agent.initialize()
     return agent
 
@@ -75,11 +89,20 @@ def test_the_expected_answer_is_tf_agents_default_even_when_the_lesson_passes_th
     assert not feedback and "paper's target" in feedback.message
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (-8, "paper's target"), (4, "check the sign"), (8, "check the sign"),
-    (-28, "not the observation's"), (28, "not the observation's"), (-14, "not the observation's"),
-    (-1, "count its dimensions"), ("-4", "as a number"), (..., "as a number"),
-])
+@pytest.mark.parametrize(
+    "answer, misunderstanding",
+    [
+        (-8, "paper's target"),
+        (4, "check the sign"),
+        (8, "check the sign"),
+        (-28, "not the observation's"),
+        (28, "not the observation's"),
+        (-14, "not the observation's"),
+        (-1, "count its dimensions"),
+        ("-4", "as a number"),
+        (..., "as a number"),
+    ],
+)
 def test_a_wrong_target_entropy_gets_a_hint(minitaur_agent, answer, misunderstanding):
     feedback = selfcheck.target_entropy(answer, minitaur_agent)
     assert not feedback and misunderstanding in feedback.message
@@ -99,10 +122,16 @@ def trained_looking():
     from tf_agents.trajectories import trajectory
     from tf_agents.utils import common
 
-    agent = sac_agent(tf.TensorSpec([5], tf.float32), bounded(3), gamma=0.9, reward_scale_factor=3.0)
+    agent = sac_agent(
+        tf.TensorSpec([5], tf.float32), bounded(3), gamma=0.9, reward_scale_factor=3.0
+    )
     rng = np.random.default_rng(7)
-    networks = (agent._critic_network_1, agent._critic_network_2, agent._target_critic_network_1,
-                agent._target_critic_network_2)
+    networks = (
+        agent._critic_network_1,
+        agent._critic_network_2,
+        agent._target_critic_network_1,
+        agent._target_critic_network_2,
+    )
     for variable in [v for network in networks for v in network.variables]:
         variable.assign_add(rng.normal(0.0, 0.3, variable.shape).astype(np.float32))
     agent._log_alpha.assign(-0.7)
@@ -115,7 +144,8 @@ def trained_looking():
         policy_info=(),
         next_step_type=tf.constant(np.where(discount == 0.0, 0, 1), tf.int32),
         reward=tf.constant(rng.normal(0.0, 1.0, [BATCH, 2]), tf.float32),
-        discount=tf.constant(discount))
+        discount=tf.constant(discount),
+    )
     transition = trajectory.experience_to_transitions(experience, squeeze_time_dim=True)
     distribution = agent.policy.distribution(transition.next_time_step).action
     next_actions = distribution.sample()
@@ -131,23 +161,37 @@ def learners_parts(agent, transition, next_actions):
     return dict(
         target_q1=agent._target_critic_network_1(ahead, training=False)[0],
         target_q2=agent._target_critic_network_2(ahead, training=False)[0],
-        online_ahead=tf.minimum(agent._critic_network_1(ahead, training=False)[0],
-                                agent._critic_network_2(ahead, training=False)[0]),
+        online_ahead=tf.minimum(
+            agent._critic_network_1(ahead, training=False)[0],
+            agent._critic_network_2(ahead, training=False)[0],
+        ),
         q1=agent._critic_network_1(now, training=False)[0],
         q2=agent._critic_network_2(now, training=False)[0],
         alpha=tf.exp(agent._log_alpha),
-        reward=next_time_steps.reward, discount=next_time_steps.discount,
+        reward=next_time_steps.reward,
+        discount=next_time_steps.discount,
     )
 
 
-def learners_loss(agent, transition, next_actions, next_log_pis, *, smaller=None, sign=-1.0,
-                  discount=True, scale=True, reduce="sum"):
+def learners_loss(
+    agent,
+    transition,
+    next_actions,
+    next_log_pis,
+    *,
+    smaller=None,
+    sign=-1.0,
+    discount=True,
+    scale=True,
+    reduce="sum",
+):
     """The learner's answer, as the lesson's reference solution writes it, with one mistake."""
     p = learners_parts(agent, transition, next_actions)
     gamma, c = 0.9, 3.0
     next_value = tf.minimum(p["target_q1"], p["target_q2"]) if smaller is None else smaller(p)
-    y = ((c if scale else 1.0) * p["reward"]
-         + gamma * (p["discount"] if discount else 1.0) * (next_value + sign * p["alpha"] * next_log_pis))
+    y = (c if scale else 1.0) * p["reward"] + gamma * (p["discount"] if discount else 1.0) * (
+        next_value + sign * p["alpha"] * next_log_pis
+    )
     if reduce == "sum":
         return tf.reduce_mean((y - p["q1"]) ** 2 + (y - p["q2"]) ** 2)
     if reduce == "one critic":
@@ -175,9 +219,19 @@ def test_the_check_restores_the_agents_own_sampling(trained_looking):
     # Unpatched, critic_loss draws its own a′ each call: two calls differ, which is why
     # the check must hand the learner's sample to the library's code.
     time_steps, policy_steps, next_time_steps = transition
-    losses = [float(agent.critic_loss(time_steps, policy_steps.action, next_time_steps,
-                                      td_errors_loss_fn=tf.math.squared_difference, gamma=0.9,
-                                      reward_scale_factor=3.0)) for _ in range(2)]
+    losses = [
+        float(
+            agent.critic_loss(
+                time_steps,
+                policy_steps.action,
+                next_time_steps,
+                td_errors_loss_fn=tf.math.squared_difference,
+                gamma=0.9,
+                reward_scale_factor=3.0,
+            )
+        )
+        for _ in range(2)
+    ]
     assert losses[0] != losses[1]
 
 
@@ -188,7 +242,9 @@ def test_the_reference_is_the_library_not_a_copy_of_the_formula(trained_looking,
     agent, transition, next_actions, next_log_pis = trained_looking
     answer = learners_loss(agent, transition, next_actions, next_log_pis)
     real = sac.SacAgent.critic_loss
-    monkeypatch.setattr(sac.SacAgent, "critic_loss", lambda self, *a, **k: 2.0 * real(self, *a, **k))
+    monkeypatch.setattr(
+        sac.SacAgent, "critic_loss", lambda self, *a, **k: 2.0 * real(self, *a, **k)
+    )
     assert not selfcheck.critic_loss(answer, agent, transition, next_actions, next_log_pis)
 
 
@@ -204,18 +260,21 @@ def larger(p):
     return tf.maximum(p["target_q1"], p["target_q2"])
 
 
-@pytest.mark.parametrize("mistake, misunderstanding", [
-    (dict(smaller=online_ahead), "the wrong network"),
-    (dict(smaller=online_now), "the wrong network"),
-    (dict(smaller=larger), "smaller of the twin target critics, not the larger"),
-    (dict(sign=+1.0), "sign of the entropy term"),
-    (dict(discount=False), "discount d"),
-    (dict(scale=False), "reward_scale_factor"),
-    (dict(reduce="one critic"), "add the squared errors of critic 1 and critic 2"),
-    (dict(reduce="mean of two"), "critic_loss adds them"),
-    (dict(reduce="batch sum"), "returns the mean"),
-    (dict(reduce="per pair"), "one number per pair"),
-])
+@pytest.mark.parametrize(
+    "mistake, misunderstanding",
+    [
+        (dict(smaller=online_ahead), "the wrong network"),
+        (dict(smaller=online_now), "the wrong network"),
+        (dict(smaller=larger), "smaller of the twin target critics, not the larger"),
+        (dict(sign=+1.0), "sign of the entropy term"),
+        (dict(discount=False), "discount d"),
+        (dict(scale=False), "reward_scale_factor"),
+        (dict(reduce="one critic"), "add the squared errors of critic 1 and critic 2"),
+        (dict(reduce="mean of two"), "critic_loss adds them"),
+        (dict(reduce="batch sum"), "returns the mean"),
+        (dict(reduce="per pair"), "one number per pair"),
+    ],
+)
 def test_a_typical_wrong_critic_loss_gets_its_hint(trained_looking, mistake, misunderstanding):
     agent, transition, next_actions, next_log_pis = trained_looking
     answer = learners_loss(agent, transition, next_actions, next_log_pis, **mistake)
@@ -223,12 +282,18 @@ def test_a_typical_wrong_critic_loss_gets_its_hint(trained_looking, mistake, mis
     assert not feedback and misunderstanding in feedback.message, feedback.message
 
 
-@pytest.mark.parametrize("answer, misunderstanding", [
-    (..., "replace each ..."), ("12.5", "one number"), (None, "one number"),
-    (123456.0, "Check each part of y"),
-])
-def test_a_blank_or_unrelated_critic_loss_is_told_so_without_an_error(trained_looking, answer,
-                                                                       misunderstanding):
+@pytest.mark.parametrize(
+    "answer, misunderstanding",
+    [
+        (..., "replace each ..."),
+        ("12.5", "one number"),
+        (None, "one number"),
+        (123456.0, "Check each part of y"),
+    ],
+)
+def test_a_blank_or_unrelated_critic_loss_is_told_so_without_an_error(
+    trained_looking, answer, misunderstanding
+):
     agent, transition, next_actions, next_log_pis = trained_looking
     feedback = selfcheck.critic_loss(answer, agent, transition, next_actions, next_log_pis)
     assert not feedback and misunderstanding in feedback.message
@@ -239,12 +304,19 @@ def test_before_training_the_check_says_what_the_batch_cannot_show():
     from tf_agents.trajectories import trajectory
     from tf_agents.utils import common
 
-    agent = sac_agent(tf.TensorSpec([5], tf.float32), bounded(3), gamma=0.9, reward_scale_factor=3.0)
+    agent = sac_agent(
+        tf.TensorSpec([5], tf.float32), bounded(3), gamma=0.9, reward_scale_factor=3.0
+    )
     rng = np.random.default_rng(3)
     experience = trajectory.Trajectory(
-        step_type=tf.ones([4, 2], tf.int32), observation=tf.constant(rng.normal(size=[4, 2, 5]), tf.float32),
-        action=tf.zeros([4, 2, 3]), policy_info=(), next_step_type=tf.ones([4, 2], tf.int32),
-        reward=tf.ones([4, 2]), discount=tf.ones([4, 2]))
+        step_type=tf.ones([4, 2], tf.int32),
+        observation=tf.constant(rng.normal(size=[4, 2, 5]), tf.float32),
+        action=tf.zeros([4, 2, 3]),
+        policy_info=(),
+        next_step_type=tf.ones([4, 2], tf.int32),
+        reward=tf.ones([4, 2]),
+        discount=tf.ones([4, 2]),
+    )
     transition = trajectory.experience_to_transitions(experience, squeeze_time_dim=True)
     distribution = agent.policy.distribution(transition.next_time_step).action
     next_actions = distribution.sample()
@@ -265,8 +337,21 @@ def test_an_agent_that_is_no_sac_agent_gets_feedback_not_a_crash(trained_looking
 # ---------------------------------------------------------------------------------------
 # Exercise: the soft Q target by hand, mid-episode and after a fall.
 
-NUMBERS = dict(reward=0.02, reward_scale_factor=10.0, gamma=0.99, target_q=(3.0, 2.5), alpha=0.1,
-               log_pi=2.0)
+
+class SoftTargetNumbers(TypedDict):
+    """The numbers the exercise gives, as soft_q_target's keyword arguments."""
+
+    reward: float
+    reward_scale_factor: float
+    gamma: float
+    target_q: tuple[float, float]
+    alpha: float
+    log_pi: float
+
+
+NUMBERS = SoftTargetNumbers(
+    reward=0.02, reward_scale_factor=10.0, gamma=0.99, target_q=(3.0, 2.5), alpha=0.1, log_pi=2.0
+)
 
 
 def by_hand(d, *, smaller=min, sign=-1.0, scale=10.0, gamma=0.99, alpha=0.1):
@@ -282,17 +367,20 @@ def test_the_soft_target_by_hand_passes_and_is_the_one_sac_agent_computes():
     assert selfcheck.soft_q_target(round(by_hand(1.0), 3), 0.2, **NUMBERS)
 
 
-@pytest.mark.parametrize("step, fall, misunderstanding", [
-    (by_hand(1.0, smaller=max), 0.2, "not the larger"),
-    (by_hand(1.0, sign=+1.0), 0.2, "sign of the entropy term"),
-    (by_hand(1.0, alpha=0.0), 0.2, "soft part"),
-    (by_hand(1.0, scale=1.0), 0.2, "reward_scale_factor"),
-    (by_hand(1.0, gamma=1.0), 0.2, "discounted by γ"),
-    (by_hand(1.0), by_hand(1.0), "does not bootstrap"),
-    (by_hand(1.0), 0.0, "last step's reward still counts"),
-    (by_hand(1.0), 0.02, "reward_scale_factor first, even on the last step"),
-    ("2.477", 0.2, "one number"),
-])
+@pytest.mark.parametrize(
+    "step, fall, misunderstanding",
+    [
+        (by_hand(1.0, smaller=max), 0.2, "not the larger"),
+        (by_hand(1.0, sign=+1.0), 0.2, "sign of the entropy term"),
+        (by_hand(1.0, alpha=0.0), 0.2, "soft part"),
+        (by_hand(1.0, scale=1.0), 0.2, "reward_scale_factor"),
+        (by_hand(1.0, gamma=1.0), 0.2, "discounted by γ"),
+        (by_hand(1.0), by_hand(1.0), "does not bootstrap"),
+        (by_hand(1.0), 0.0, "last step's reward still counts"),
+        (by_hand(1.0), 0.02, "reward_scale_factor first, even on the last step"),
+        ("2.477", 0.2, "one number"),
+    ],
+)
 def test_a_wrong_soft_target_gets_a_hint(step, fall, misunderstanding):
     feedback = selfcheck.soft_q_target(step, fall, **NUMBERS)
     assert not feedback and misunderstanding in feedback.message, feedback.message
@@ -322,16 +410,19 @@ def test_the_gradient_is_the_one_alpha_loss_has_whatever_alpha_is():
     assert (target, gradient) == (pytest.approx(-4.0), pytest.approx(-5.0 - target))
 
 
-@pytest.mark.parametrize("gradient, direction, misunderstanding", [
-    (9.0, "down", "−log π, not log π"),
-    (1.0, "down", "the other way round"),
-    (-9.0, "up", "do not add it"),
-    (3.0, "down", "half the paper's"),
-    (-1.0, "down", "against the gradient's sign"),
-    (-1.0, "rises", 'write "up" or "down"'),
-    (-1.0, None, 'write "up" or "down"'),
-    (..., "up", "one number"),
-])
+@pytest.mark.parametrize(
+    "gradient, direction, misunderstanding",
+    [
+        (9.0, "down", "−log π, not log π"),
+        (1.0, "down", "the other way round"),
+        (-9.0, "up", "do not add it"),
+        (3.0, "down", "half the paper's"),
+        (-1.0, "down", "against the gradient's sign"),
+        (-1.0, "rises", 'write "up" or "down"'),
+        (-1.0, None, 'write "up" or "down"'),
+        (..., "up", "one number"),
+    ],
+)
 def test_a_wrong_alpha_update_gets_a_hint(gradient, direction, misunderstanding):
     feedback = selfcheck.alpha_update(gradient, direction, mean_log_pi=5.0, action_spec=ACTION)
     assert not feedback and misunderstanding in feedback.message, feedback.message

@@ -3,6 +3,7 @@
 import base64
 import os
 import re
+from typing import Any
 
 import imageio.v2 as imageio
 import numpy as np
@@ -21,6 +22,7 @@ def synthetic_frames(count, height=48, width=64):
 
 
 def decode(path):
+    reader: Any  # imageio's stubs type the reader as a base class that cannot iterate
     with imageio.get_reader(path) as reader:
         return [frame for frame in reader]
 
@@ -51,6 +53,7 @@ def test_write_mp4_keeps_the_picture(tmp_path):
 
 def test_write_mp4_writes_at_the_requested_frame_rate(tmp_path):
     path = video.write_mp4(synthetic_frames(4), tmp_path / "clip.mp4", fps=10)
+    reader: Any  # imageio's stubs type the reader as a base class without get_meta_data
     with imageio.get_reader(path) as reader:
         assert reader.get_meta_data()["fps"] == 10
 
@@ -97,7 +100,9 @@ def test_a_failed_write_keeps_the_earlier_video_and_leaves_no_partial_file(tmp_p
 
 
 def test_episode_frames_yields_one_frame_per_step_including_each_reset(cartpole, random_policy):
-    frames = list(video.episode_frames(cartpole, random_policy, num_episodes=1, max_steps_per_episode=5))
+    frames = list(
+        video.episode_frames(cartpole, random_policy, num_episodes=1, max_steps_per_episode=5)
+    )
     assert len(frames) == 6
     assert {frame.shape for frame in frames} == {(400, 600, 3)}
 
@@ -136,7 +141,9 @@ def test_write_mp4_into_a_folder_it_may_not_write_says_to_choose_another(tmp_pat
     folder.mkdir()
     real_access = os.access
     monkeypatch.setattr(
-        video.os, "access", lambda p, mode: False if os.fspath(p) == str(folder) else real_access(p, mode)
+        video.os,
+        "access",
+        lambda p, mode: False if os.fspath(p) == str(folder) else real_access(p, mode),
     )
     with pytest.raises(PermissionError, match="is not writable") as error:
         video.write_mp4(synthetic_frames(2), folder / "clip.mp4")
@@ -149,7 +156,9 @@ def test_embed_mp4_returns_html_with_the_file_as_a_base64_video_source(tmp_path)
     player = video.embed_mp4(path)
     assert isinstance(player, HTML)
     assert "<video" in player.data
-    match = re.search(r'<source src="data:video/mp4;base64,([A-Za-z0-9+/=]+)" type="video/mp4">', player.data)
+    match = re.search(
+        r'<source src="data:video/mp4;base64,([A-Za-z0-9+/=]+)" type="video/mp4">', player.data
+    )
     assert match is not None
     assert base64.b64decode(match.group(1)) == path.read_bytes()
 
@@ -209,7 +218,9 @@ def test_record_video_saves_the_episodes_and_returns_a_player(tmp_path, random_p
 
 def test_record_video_refuses_a_policy_for_another_environment_before_writing(tmp_path, cartpole):
     mountain_car = suite_gym.load("MountainCar-v0")
-    policy = random_py_policy.RandomPyPolicy(mountain_car.time_step_spec(), mountain_car.action_spec())
+    policy = random_py_policy.RandomPyPolicy(
+        mountain_car.time_step_spec(), mountain_car.action_spec()
+    )
     path = tmp_path / "wrong.mp4"
     with pytest.raises(ValueError, match="does not fit"):
         video.record_video(cartpole, policy, path, num_episodes=1)

@@ -61,23 +61,31 @@ def main() -> None:
 
     def dense_layer(num_units: int) -> tf.keras.layers.Layer:
         return tf.keras.layers.Dense(
-            num_units, activation=tf.keras.activations.relu,
+            num_units,
+            activation=tf.keras.activations.relu,
             kernel_initializer=tf.keras.initializers.VarianceScaling(
-                scale=2.0, mode="fan_in", distribution="truncated_normal"))
+                scale=2.0, mode="fan_in", distribution="truncated_normal"
+            ),
+        )
 
     action_spec = train_env.action_spec()
     num_actions = action_spec.maximum - action_spec.minimum + 1
     q_values_layer = tf.keras.layers.Dense(
-        num_actions, activation=None,
+        num_actions,
+        activation=None,
         kernel_initializer=tf.keras.initializers.RandomUniform(minval=-0.03, maxval=0.03),
-        bias_initializer=tf.keras.initializers.Constant(-0.2))
+        bias_initializer=tf.keras.initializers.Constant(-0.2),
+    )
     q_net = sequential.Sequential([dense_layer(100), dense_layer(50), q_values_layer])
 
     agent = dqn_agent.DqnAgent(
-        train_env.time_step_spec(), action_spec, q_network=q_net,
+        train_env.time_step_spec(),
+        action_spec,
+        q_network=q_net,
         optimizer=tf.keras.optimizers.Adam(learning_rate=learning_rate),
         td_errors_loss_fn=common.element_wise_squared_loss,
-        train_step_counter=tf.Variable(0))
+        train_step_counter=tf.Variable(0),
+    )
     agent.initialize()
     random_policy = random_tf_policy.RandomTFPolicy(train_env.time_step_spec(), action_spec)
 
@@ -102,23 +110,36 @@ def main() -> None:
 
     table_name = "uniform_table"
     replay_buffer_signature = tensor_spec.add_outer_dim(
-        tensor_spec.from_spec(agent.collect_data_spec))
+        tensor_spec.from_spec(agent.collect_data_spec)
+    )
     table = reverb.Table(
-        table_name, max_size=replay_buffer_max_length, sampler=reverb.selectors.Uniform(),
-        remover=reverb.selectors.Fifo(), rate_limiter=reverb.rate_limiters.MinSize(1),
-        signature=replay_buffer_signature)
+        table_name,
+        max_size=replay_buffer_max_length,
+        sampler=reverb.selectors.Uniform(),
+        remover=reverb.selectors.Fifo(),
+        rate_limiter=reverb.rate_limiters.MinSize(1),
+        signature=replay_buffer_signature,
+    )
     reverb_server = reverb.Server([table])
     replay_buffer = reverb_replay_buffer.ReverbReplayBuffer(
-        agent.collect_data_spec, table_name=table_name, sequence_length=2,
-        local_server=reverb_server)
+        agent.collect_data_spec,
+        table_name=table_name,
+        sequence_length=2,
+        local_server=reverb_server,
+    )
     rb_observer = reverb_utils.ReverbAddTrajectoryObserver(
-        replay_buffer.py_client, table_name, sequence_length=2)
+        replay_buffer.py_client, table_name, sequence_length=2
+    )
 
     py_driver.PyDriver(
-        train_py_env, py_tf_eager_policy.PyTFEagerPolicy(random_policy, use_tf_function=True),
-        [rb_observer], max_steps=initial_collect_steps).run(train_py_env.reset())
+        train_py_env,
+        py_tf_eager_policy.PyTFEagerPolicy(random_policy, use_tf_function=True),
+        [rb_observer],
+        max_steps=initial_collect_steps,
+    ).run(train_py_env.reset())
     dataset = replay_buffer.as_dataset(
-        num_parallel_calls=3, sample_batch_size=batch_size, num_steps=2).prefetch(3)
+        num_parallel_calls=3, sample_batch_size=batch_size, num_steps=2
+    ).prefetch(3)
     iterator = iter(dataset)
 
     # The training loop, as published.
@@ -131,7 +152,9 @@ def main() -> None:
     collect_driver = py_driver.PyDriver(
         train_py_env,
         py_tf_eager_policy.PyTFEagerPolicy(agent.collect_policy, use_tf_function=True),
-        [rb_observer], max_steps=collect_steps_per_iteration)
+        [rb_observer],
+        max_steps=collect_steps_per_iteration,
+    )
     for _ in range(args.iterations):
         time_step, _ = collect_driver.run(time_step)
         experience, _ = next(iterator)
@@ -140,14 +163,22 @@ def main() -> None:
         if step % log_interval == 0:
             print(f"step = {step}: loss = {float(train_loss)}")
         if step % args.eval_interval == 0:
-            evaluations.append((step, compute_avg_return(eval_env, agent.policy, args.eval_episodes)))
+            evaluations.append(
+                (step, compute_avg_return(eval_env, agent.policy, args.eval_episodes))
+            )
             print(f"step = {step}: Average Return = {evaluations[-1][1]}")
     loop_end = time.perf_counter()
     rb_observer.close()
     reverb_server.stop()
 
-    report(imported=imported, loop_start=loop_start, loop_end=loop_end,
-           eval_seconds=evaluation_seconds[0], iterations=args.iterations, evaluations=evaluations)
+    report(
+        imported=imported,
+        loop_start=loop_start,
+        loop_end=loop_end,
+        eval_seconds=evaluation_seconds[0],
+        iterations=args.iterations,
+        evaluations=evaluations,
+    )
 
 
 if __name__ == "__main__":

@@ -26,8 +26,13 @@ from common import arguments, report
 
 
 def main() -> None:
-    args = arguments(__doc__, iterations=100_000, eval_interval=10_000, eval_episodes=20,
-                     extra={"initial-collect-steps": 10_000})
+    args = arguments(
+        __doc__,
+        iterations=100_000,
+        eval_interval=10_000,
+        eval_episodes=20,
+        extra={"initial-collect-steps": 10_000},
+    )
 
     import numpy as np
     import reverb
@@ -61,59 +66,107 @@ def main() -> None:
 
     with strategy.scope():
         critic_net = critic_network.CriticNetwork(
-            (observation_spec, action_spec), observation_fc_layer_params=None,
-            action_fc_layer_params=None, joint_fc_layer_params=(256, 256),
-            kernel_initializer="glorot_uniform", last_kernel_initializer="glorot_uniform")
+            (observation_spec, action_spec),
+            observation_fc_layer_params=None,
+            action_fc_layer_params=None,
+            joint_fc_layer_params=(256, 256),
+            kernel_initializer="glorot_uniform",
+            last_kernel_initializer="glorot_uniform",
+        )
         actor_net = actor_distribution_network.ActorDistributionNetwork(
-            observation_spec, action_spec, fc_layer_params=(256, 256),
-            continuous_projection_net=tanh_normal_projection_network.TanhNormalProjectionNetwork)
+            observation_spec,
+            action_spec,
+            fc_layer_params=(256, 256),
+            continuous_projection_net=tanh_normal_projection_network.TanhNormalProjectionNetwork,
+        )
         train_step = train_utils.create_train_step()
         tf_agent = sac_agent.SacAgent(
-            time_step_spec, action_spec, actor_network=actor_net, critic_network=critic_net,
+            time_step_spec,
+            action_spec,
+            actor_network=actor_net,
+            critic_network=critic_net,
             actor_optimizer=tf.keras.optimizers.Adam(learning_rate=learning_rate),
             critic_optimizer=tf.keras.optimizers.Adam(learning_rate=learning_rate),
             alpha_optimizer=tf.keras.optimizers.Adam(learning_rate=learning_rate),
-            target_update_tau=0.005, target_update_period=1,
-            td_errors_loss_fn=tf.math.squared_difference, gamma=0.99, reward_scale_factor=1.0,
-            train_step_counter=train_step)
+            target_update_tau=0.005,
+            target_update_period=1,
+            td_errors_loss_fn=tf.math.squared_difference,
+            gamma=0.99,
+            reward_scale_factor=1.0,
+            train_step_counter=train_step,
+        )
         tf_agent.initialize()
 
     table_name = "uniform_table"
     table = reverb.Table(
-        table_name, max_size=replay_buffer_capacity, sampler=reverb.selectors.Uniform(),
-        remover=reverb.selectors.Fifo(), rate_limiter=reverb.rate_limiters.MinSize(1))
+        table_name,
+        max_size=replay_buffer_capacity,
+        sampler=reverb.selectors.Uniform(),
+        remover=reverb.selectors.Fifo(),
+        rate_limiter=reverb.rate_limiters.MinSize(1),
+    )
     reverb_server = reverb.Server([table])
     reverb_replay = reverb_replay_buffer.ReverbReplayBuffer(
-        tf_agent.collect_data_spec, sequence_length=2, table_name=table_name,
-        local_server=reverb_server)
+        tf_agent.collect_data_spec,
+        sequence_length=2,
+        table_name=table_name,
+        local_server=reverb_server,
+    )
     dataset = reverb_replay.as_dataset(sample_batch_size=batch_size, num_steps=2).prefetch(50)
 
     eval_policy = py_tf_eager_policy.PyTFEagerPolicy(
-        greedy_policy.GreedyPolicy(tf_agent.policy), use_tf_function=True)
-    collect_policy = py_tf_eager_policy.PyTFEagerPolicy(tf_agent.collect_policy, use_tf_function=True)
+        greedy_policy.GreedyPolicy(tf_agent.policy), use_tf_function=True
+    )
+    collect_policy = py_tf_eager_policy.PyTFEagerPolicy(
+        tf_agent.collect_policy, use_tf_function=True
+    )
     random_policy = random_py_policy.RandomPyPolicy(
-        collect_env.time_step_spec(), collect_env.action_spec())
+        collect_env.time_step_spec(), collect_env.action_spec()
+    )
     rb_observer = reverb_utils.ReverbAddTrajectoryObserver(
-        reverb_replay.py_client, table_name, sequence_length=2, stride_length=1)
+        reverb_replay.py_client, table_name, sequence_length=2, stride_length=1
+    )
 
-    actor.Actor(collect_env, random_policy, train_step, steps_per_run=args.initial_collect_steps,
-                observers=[rb_observer]).run()
+    actor.Actor(
+        collect_env,
+        random_policy,
+        train_step,
+        steps_per_run=args.initial_collect_steps,
+        observers=[rb_observer],
+    ).run()
     tempdir = tempfile.mkdtemp(prefix="sac_tutorial_")
     collect_actor = actor.Actor(
-        collect_env, collect_policy, train_step, steps_per_run=1,
-        metrics=actor.collect_metrics(10), summary_dir=os.path.join(tempdir, learner.TRAIN_DIR),
-        observers=[rb_observer])
+        collect_env,
+        collect_policy,
+        train_step,
+        steps_per_run=1,
+        metrics=actor.collect_metrics(10),
+        summary_dir=os.path.join(tempdir, learner.TRAIN_DIR),
+        observers=[rb_observer],
+    )
     eval_actor = actor.Actor(
-        eval_env, eval_policy, train_step, episodes_per_run=args.eval_episodes,
-        metrics=actor.eval_metrics(args.eval_episodes), summary_dir=os.path.join(tempdir, "eval"))
+        eval_env,
+        eval_policy,
+        train_step,
+        episodes_per_run=args.eval_episodes,
+        metrics=actor.eval_metrics(args.eval_episodes),
+        summary_dir=os.path.join(tempdir, "eval"),
+    )
     saved_model_dir = os.path.join(tempdir, learner.POLICY_SAVED_MODEL_DIR)
     learning_triggers = [
-        triggers.PolicySavedModelTrigger(saved_model_dir, tf_agent, train_step,
-                                         interval=policy_save_interval),
+        triggers.PolicySavedModelTrigger(
+            saved_model_dir, tf_agent, train_step, interval=policy_save_interval
+        ),
         triggers.StepPerSecondLogTrigger(train_step, interval=1_000),
     ]
-    agent_learner = learner.Learner(tempdir, train_step, tf_agent, lambda: dataset,
-                                    triggers=learning_triggers, strategy=strategy)
+    agent_learner = learner.Learner(
+        tempdir,
+        train_step,
+        tf_agent,
+        lambda: dataset,
+        triggers=learning_triggers,
+        strategy=strategy,
+    )
 
     evaluation_seconds = [0.0]
 
@@ -138,8 +191,14 @@ def main() -> None:
     rb_observer.close()
     reverb_server.stop()
 
-    report(imported=imported, loop_start=loop_start, loop_end=loop_end,
-           eval_seconds=evaluation_seconds[0], iterations=args.iterations, evaluations=evaluations)
+    report(
+        imported=imported,
+        loop_start=loop_start,
+        loop_end=loop_end,
+        eval_seconds=evaluation_seconds[0],
+        iterations=args.iterations,
+        evaluations=evaluations,
+    )
 
 
 if __name__ == "__main__":

@@ -85,8 +85,10 @@ class Package:
     @property
     def is_bounded(self) -> bool:
         """Whether the requirement pins a version or sets an upper bound."""
-        return any(spec.operator in ("==", "===", "~=", "<", "<=")
-                   for spec in Requirement(self.requirement).specifier)
+        return any(
+            spec.operator in ("==", "===", "~=", "<", "<=")
+            for spec in Requirement(self.requirement).specifier
+        )
 
     def installed_version(self) -> str | None:
         try:
@@ -98,8 +100,9 @@ class Package:
         installed = self.installed_version()
         if installed is None:
             return False
-        if not Requirement(self.requirement).specifier.contains(Version(installed),
-                                                                prereleases=True):
+        if not Requirement(self.requirement).specifier.contains(
+            Version(installed), prereleases=True
+        ):
             return False
         return not self.needs_numpy or numpy_enabled(self.module)
 
@@ -136,8 +139,12 @@ PYBULLET_OBJECT_FILES = 267
 #: Packages one lesson needs; a lesson asks for them with ``setup(needs=[...])``.
 LESSON_PACKAGES: dict[str, Package] = {
     # pybullet 3.2.7 has wheels up to Python 3.11 only (bullet3 issue 4789).
-    "pybullet": Package("pybullet==3.2.7", needs_numpy=True, wheels_until=(3, 11),
-                        compiled_files=PYBULLET_OBJECT_FILES),
+    "pybullet": Package(
+        "pybullet==3.2.7",
+        needs_numpy=True,
+        wheels_until=(3, 11),
+        compiled_files=PYBULLET_OBJECT_FILES,
+    ),
 }
 
 #: TensorFlow versions (major.minor) the Colab-like CI profiles test: 2.20 on Python 3.12
@@ -194,15 +201,20 @@ def untested_tensorflow_note() -> str | None:
             "This runtime has TensorFlow {found}, newer than the versions this course was "
             "tested with on Colab ({tested}). The lesson carries on. If a cell fails, run "
             "{command} in a new cell, restart the session (Runtime > Restart session) and "
-            "run the lesson again from the top.")
+            "run the lesson again from the top."
+        )
     else:
         note = i18n.gettext(
             "This runtime has TensorFlow {found}, older than the versions this course was "
             "tested with on Colab ({tested}). The lesson carries on. If a cell fails, run "
             "{command} in a new cell, restart the session (Runtime > Restart session) and "
-            "run the lesson again from the top.")
-    return note.format(found=tensorflow, tested=", ".join(TESTED_TENSORFLOW),
-                       command=f"%pip install tensorflow=={newest}.* tf-keras=={newest}.*")
+            "run the lesson again from the top."
+        )
+    return note.format(
+        found=tensorflow,
+        tested=", ".join(TESTED_TENSORFLOW),
+        command=f"%pip install tensorflow=={newest}.* tf-keras=={newest}.*",
+    )
 
 
 def needs_source_build(package: Package) -> bool:
@@ -243,40 +255,62 @@ def install(packages: Sequence[Package], *, python: str = sys.executable) -> flo
     for package in packages:
         if needs_source_build(package) and _cached_wheel(package) is None:
             version = _python_version()
-            print(i18n.gettext(
-                "{package} has no ready-made wheel for Python {version}, so pip compiles it "
-                "from source, with this runtime's NumPy. This takes about {minutes} minutes "
-                "on two CPU cores, as Colab has; the bar below counts the files compiled."
-            ).format(package=package.requirement, version=version,
-                     minutes=COMPILE_MINUTES.get(version, max(COMPILE_MINUTES.values()))))
+            print(
+                i18n.gettext(
+                    "{package} has no ready-made wheel for Python {version}, so pip compiles it "
+                    "from source, with this runtime's NumPy. This takes about {minutes} minutes "
+                    "on two CPU cores, as Colab has; the bar below counts the files compiled."
+                ).format(
+                    package=package.requirement,
+                    version=version,
+                    minutes=COMPILE_MINUTES.get(version, max(COMPILE_MINUTES.values())),
+                )
+            )
     with progress(len(packages), i18n.gettext("Installing for Colab"), unit="pkg") as bar:
         for package in packages:
             bar.set_postfix_str(package.requirement)
             if needs_source_build(package):
                 wheel = _cached_wheel(package) or _compile_wheel(package, python, bar)
-                _pip_install(package, python, bar, target=str(wheel),
-                             options=["--no-deps", "--force-reinstall"])
+                _pip_install(
+                    package,
+                    python,
+                    bar,
+                    target=str(wheel),
+                    options=["--no-deps", "--force-reinstall"],
+                )
             else:
                 _pip_install(package, python, bar)
             if package.needs_numpy and not numpy_enabled(package.module, python):
-                raise InstallFailed(i18n.gettext(
-                    "{package} was installed without NumPy support, so its camera images "
-                    "would come back as flat lists. Run {command} in a new cell, then "
-                    "restart the session and run the lesson again from the top."
-                ).format(package=package.requirement,
-                         command=f"%pip uninstall -y {package.name}"))
+                raise InstallFailed(
+                    i18n.gettext(
+                        "{package} was installed without NumPy support, so its camera images "
+                        "would come back as flat lists. Run {command} in a new cell, then "
+                        "restart the session and run the lesson again from the top."
+                    ).format(
+                        package=package.requirement, command=f"%pip uninstall -y {package.name}"
+                    )
+                )
             bar.update(1)
     importlib.invalidate_caches()
     return time.monotonic() - started
 
 
 def _pip_command(python: str, subcommand: str, *options: str) -> list[str]:
-    return [python, "-m", "pip", subcommand, "--quiet", "--disable-pip-version-check",
-            "--no-input", *options]
+    return [
+        python,
+        "-m",
+        "pip",
+        subcommand,
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-input",
+        *options,
+    ]
 
 
-def _pip_install(package: Package, python: str, bar, *, target: str | None = None,
-                 options: Sequence[str] = ()) -> None:
+def _pip_install(
+    package: Package, python: str, bar, *, target: str | None = None, options: Sequence[str] = ()
+) -> None:
     command = _pip_command(python, "install", "--no-warn-script-location", *options)
     if package.no_deps and "--no-deps" not in options:
         command.append("--no-deps")
@@ -284,14 +318,24 @@ def _pip_install(package: Package, python: str, bar, *, target: str | None = Non
     _run_pip(package, command, bar)
 
 
-def _run_pip(package: Package, command: list[str], bar, *, env: dict[str, str] | None = None,
-             on_tick=None, retry: Sequence[str] | None = None) -> None:
+def _run_pip(
+    package: Package,
+    command: list[str],
+    bar,
+    *,
+    env: dict[str, str] | None = None,
+    on_tick=None,
+    retry: Sequence[str] | None = None,
+) -> None:
     """Run pip behind ``bar``; on failure, show its last lines and ``retry`` (default: the command)."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, env=env)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
     # Read pip's output in a thread so the bar can tick (elapsed time) while pip works.
     output: list[str] = []
-    reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)
+    stdout = process.stdout
+    assert stdout is not None  # stdout=PIPE
+    reader = threading.Thread(target=lambda: output.extend(stdout), daemon=True)
     reader.start()
     while process.poll() is None:
         if on_tick is not None:
@@ -302,11 +346,17 @@ def _run_pip(package: Package, command: list[str], bar, *, env: dict[str, str] |
     if process.returncode != 0:
         tail = "".join(output[-15:]).rstrip()
         shown = [part for part in (retry or command)[2:] if part != "--quiet"]
-        raise InstallFailed(i18n.gettext(
-            "pip could not install {package} (exit code {code}). Its last lines:\n{tail}\n"
-            "Run this in a cell to see everything: !{command}"
-        ).format(package=package.requirement, code=process.returncode, tail=tail,
-                 command=" ".join(shown)))
+        raise InstallFailed(
+            i18n.gettext(
+                "pip could not install {package} (exit code {code}). Its last lines:\n{tail}\n"
+                "Run this in a cell to see everything: !{command}"
+            ).format(
+                package=package.requirement,
+                code=process.returncode,
+                tail=tail,
+                command=" ".join(shown),
+            )
+        )
 
 
 def _cached_wheel(package: Package) -> Path | None:
@@ -333,9 +383,15 @@ def _compile_wheel(package: Package, python: str, bar) -> Path:
 
     folder = wheel_cache()
     folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="course-wheel-") as scratch, \
-            progress(package.compiled_files or iter(()), i18n.gettext("Compiling {package}").format(
-                package=package.name), unit="file", leave=False) as files:
+    with (
+        tempfile.TemporaryDirectory(prefix="course-wheel-") as scratch,
+        progress(
+            package.compiled_files or iter(()),
+            i18n.gettext("Compiling {package}").format(package=package.name),
+            unit="file",
+            leave=False,
+        ) as files,
+    ):
         build = Path(scratch) / "build"
         build.mkdir()
         environment = {**os.environ, "TMPDIR": str(build)}
@@ -344,10 +400,19 @@ def _compile_wheel(package: Package, python: str, bar) -> Path:
             done = sum(1 for _ in build.rglob("*.o"))
             files.update((min(done, files.total) if files.total else done) - files.n)
 
-        command = _pip_command(python, "wheel", "--no-deps", "--no-build-isolation",
-                               "--no-cache-dir", "--wheel-dir", scratch, package.requirement)
-        by_hand = _pip_command(python, "install", "--no-build-isolation", "--no-cache-dir",
-                               package.requirement)
+        command = _pip_command(
+            python,
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-cache-dir",
+            "--wheel-dir",
+            scratch,
+            package.requirement,
+        )
+        by_hand = _pip_command(
+            python, "install", "--no-build-isolation", "--no-cache-dir", package.requirement
+        )
         _run_pip(package, command, bar, env=environment, on_tick=count_objects, retry=by_hand)
         built = sorted(Path(scratch).glob("*.whl"))
         if len(built) != 1:

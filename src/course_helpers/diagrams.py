@@ -5,8 +5,9 @@ than shipping images, keeps every word in the helpers' gettext catalogs, so a Fr
 lesson shows a French picture, and keeps the pictures in step with the code they depict.
 Symbols are matplotlib mathtext (``$Q_\\theta$``) and stay the same in every language.
 
-    >>> import course_helpers as course
-    >>> course.diagrams.dqn_loop();  # doctest: +SKIP
+In a lesson::
+
+    course.diagrams.dqn_loop()
 """
 
 from __future__ import annotations
@@ -39,8 +40,12 @@ class _Box:
     height: float = 1.1
 
 
-def _draw(boxes: dict[str, _Box], arrows: list[tuple[str, str, str, float]], title: str,
-          size: tuple[float, float] = (10, 6)) -> Figure:
+def _draw(
+    boxes: dict[str, _Box],
+    arrows: list[tuple[str, str, str, float]],
+    title: str,
+    size: tuple[float, float] = (10, 6),
+) -> Figure:
     """Draw ``boxes`` and ``arrows`` (from, to, label, bend) on a new figure."""
     figure, ax = plt.subplots(figsize=(size[0] * 0.95, size[1] * 0.95))
     ax.set_xlim(0, size[0])
@@ -49,26 +54,43 @@ def _draw(boxes: dict[str, _Box], arrows: list[tuple[str, str, str, float]], tit
     ax.set_title(title, fontsize=13)
     patches = {}
     for name, box in boxes.items():
-        patch = FancyBboxPatch((box.x - box.width / 2, box.y - box.height / 2), box.width,
-                               box.height, boxstyle="round,pad=0.05,rounding_size=0.15",
-                               facecolor=box.colour, edgecolor="#444444", linewidth=1.2)
+        patch = FancyBboxPatch(
+            (box.x - box.width / 2, box.y - box.height / 2),
+            box.width,
+            box.height,
+            boxstyle="round,pad=0.05,rounding_size=0.15",
+            facecolor=box.colour,
+            edgecolor="#444444",
+            linewidth=1.2,
+        )
         ax.add_patch(patch)
         patches[name] = patch
         patch.set_gid(f"box:{name}")
-        ax.text(box.x, box.y, box.text, ha="center", va="center", fontsize=10,
-                gid=f"box-text:{name}")
+        ax.text(
+            box.x, box.y, box.text, ha="center", va="center", fontsize=10, gid=f"box-text:{name}"
+        )
     for start, end, label, bend in arrows:
         _arrow(ax, patches[start], patches[end], boxes[start], boxes[end], label, bend)
     figure.tight_layout()
     return figure
 
 
-def _arrow(ax: Axes, start: FancyBboxPatch, end: FancyBboxPatch, a: _Box, b: _Box,
-           label: str, bend: float) -> None:
-    arrow = FancyArrowPatch(posA=(a.x, a.y), posB=(b.x, b.y), patchA=start, patchB=end,
-                            arrowstyle="-|>", mutation_scale=16, linewidth=1.4,
-                            color="#333333", connectionstyle=f"arc3,rad={bend}",
-                            shrinkA=4, shrinkB=4)
+def _arrow(
+    ax: Axes, start: FancyBboxPatch, end: FancyBboxPatch, a: _Box, b: _Box, label: str, bend: float
+) -> None:
+    arrow = FancyArrowPatch(
+        posA=(a.x, a.y),
+        posB=(b.x, b.y),
+        patchA=start,
+        patchB=end,
+        arrowstyle="-|>",
+        mutation_scale=16,
+        linewidth=1.4,
+        color="#333333",
+        connectionstyle=f"arc3,rad={bend}",
+        shrinkA=4,
+        shrinkB=4,
+    )
     ax.add_patch(arrow)
     if label:
         # The label sits beside the arrow's middle, pushed off the line the way it bends.
@@ -77,27 +99,48 @@ def _arrow(ax: Axes, start: FancyBboxPatch, end: FancyBboxPatch, a: _Box, b: _Bo
         length = max((dx * dx + dy * dy) ** 0.5, 1e-9)
         offset = bend * length / 2 + (0.3 if bend >= 0 else -0.3)
         x, y = mid_x + dy / length * offset, mid_y - dx / length * offset
-        ax.text(x, y, label, ha="center", va="center", fontsize=9, color="#222222",
-                gid="arrow-label",
-                bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="none",
-                          alpha=0.9))
+        ax.text(
+            x,
+            y,
+            label,
+            ha="center",
+            va="center",
+            fontsize=9,
+            color="#222222",
+            gid="arrow-label",
+            bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="none", alpha=0.9),
+        )
 
 
 def replay_buffer_flow() -> Figure:
     """Lesson 01: who writes into a replay buffer, what it keeps, and the three ways to read."""
     boxes = {
         "writer": _Box(1.5, 4.8, _("Driver or observer\nplays the policy"), _ACTING, width=2.4),
-        "buffer": _Box(5.5, 4.8, _("Replay buffer\nbatch_size segments,\n"
-                                   "max_length items each"), _STORING, width=2.8, height=1.4),
+        "buffer": _Box(
+            5.5,
+            4.8,
+            _("Replay buffer\nbatch_size segments,\nmax_length items each"),
+            _STORING,
+            width=2.8,
+            height=1.4,
+        ),
         "evict": _Box(9.7, 4.8, _("Oldest item\noverwritten (FIFO)"), _WATCHING, width=2.4),
-        "sample": _Box(1.8, 2.4, _("as_dataset(sample_batch_size)\nitems drawn uniformly"),
-                       _LEARNING, width=3.2),
-        "sequences": _Box(5.5, 2.4, _("as_dataset(..., num_steps=T)\nsequences of T steps"),
-                          _LEARNING, width=3.2),
-        "everything": _Box(9.3, 2.4, _("single_deterministic_pass\nevery item, in order"),
-                           _WATCHING, width=3.0),
-        "train": _Box(3.65, 0.6, _("Training step\nagent.train(experience)"), _LEARNING,
-                      width=3.0, height=0.9),
+        "sample": _Box(
+            1.8,
+            2.4,
+            _("as_dataset(sample_batch_size)\nitems drawn uniformly"),
+            _LEARNING,
+            width=3.2,
+        ),
+        "sequences": _Box(
+            5.5, 2.4, _("as_dataset(..., num_steps=T)\nsequences of T steps"), _LEARNING, width=3.2
+        ),
+        "everything": _Box(
+            9.3, 2.4, _("single_deterministic_pass\nevery item, in order"), _WATCHING, width=3.0
+        ),
+        "train": _Box(
+            3.65, 0.6, _("Training step\nagent.train(experience)"), _LEARNING, width=3.0, height=0.9
+        ),
     }
     arrows = [
         ("writer", "buffer", _("add_batch"), 0.0),
@@ -108,8 +151,9 @@ def replay_buffer_flow() -> Figure:
         ("sample", "train", "", 0.0),
         ("sequences", "train", "", 0.0),
     ]
-    return _draw(boxes, arrows, _("A replay buffer: written by acting, read by learning"),
-                 size=(11, 6))
+    return _draw(
+        boxes, arrows, _("A replay buffer: written by acting, read by learning"), size=(11, 6)
+    )
 
 
 def dqn_loop() -> Figure:
@@ -118,8 +162,7 @@ def dqn_loop() -> Figure:
         "env": _Box(1.3, 4.2, _("Environment\nCartPole"), _ACTING, width=2.1),
         "collect": _Box(5.9, 4.2, _("Collect policy\nε-greedy on $Q_\\theta$"), _ACTING),
         "table": _Box(10.0, 4.2, _("Replay buffer\n(Reverb table)"), _STORING, width=2.2),
-        "dataset": _Box(10.0, 1.3, _("Batches of pairs\n$(s, a, r, d, s')$"), _STORING,
-                        width=2.2),
+        "dataset": _Box(10.0, 1.3, _("Batches of pairs\n$(s, a, r, d, s')$"), _STORING, width=2.2),
         "update": _Box(5.9, 1.3, _("Gradient step on $Q_\\theta$\nTD loss"), _LEARNING),
         "target": _Box(1.3, 1.3, _("Target network\n$Q_{\\theta^-}$"), _LEARNING, width=2.1),
     }
@@ -139,14 +182,17 @@ def dqn_loop() -> Figure:
 def sac_actor_learner() -> Figure:
     """Lesson 03: the Actor-Learner API's roles around one Reverb table."""
     boxes = {
-        "collect": _Box(2.0, 4.9, _("Collect actor\nMinitaur + stochastic policy"), _ACTING,
-                        width=3.2),
+        "collect": _Box(
+            2.0, 4.9, _("Collect actor\nMinitaur + stochastic policy"), _ACTING, width=3.2
+        ),
         "table": _Box(6.6, 4.9, _("Reverb table\nuniform, FIFO"), _STORING, width=2.4),
         "learner": _Box(6.6, 2.6, _("Learner\ncritics, actor, α"), _LEARNING, width=2.6),
-        "variables": _Box(2.0, 2.6, _("Policy variables\n(the actor's weights)"), _LEARNING,
-                          width=3.2),
-        "eval": _Box(2.0, 0.6, _("Eval actor\ngreedy policy → metrics"), _WATCHING,
-                     width=3.2, height=0.9),
+        "variables": _Box(
+            2.0, 2.6, _("Policy variables\n(the actor's weights)"), _LEARNING, width=3.2
+        ),
+        "eval": _Box(
+            2.0, 0.6, _("Eval actor\ngreedy policy → metrics"), _WATCHING, width=3.2, height=0.9
+        ),
         "saved": _Box(10.3, 2.6, _("Triggers\nSavedModel, steps/s"), _WATCHING, width=2.1),
     }
     arrows = [

@@ -18,9 +18,17 @@ from course_helpers.i18n import gettext
 
 # Ids that pybullet_envs registers; they load through suite_pybullet.
 _PYBULLET_PREFIXES = (
-    "Minitaur", "AntBullet", "HalfCheetahBullet", "HopperBullet", "HumanoidBullet",
-    "InvertedPendulumBullet", "InvertedDoublePendulumBullet", "KukaBullet",
-    "RacecarBullet", "ReacherBullet", "Walker2DBullet",
+    "Minitaur",
+    "AntBullet",
+    "HalfCheetahBullet",
+    "HopperBullet",
+    "HumanoidBullet",
+    "InvertedPendulumBullet",
+    "InvertedDoublePendulumBullet",
+    "KukaBullet",
+    "RacecarBullet",
+    "ReacherBullet",
+    "Walker2DBullet",
 )
 
 
@@ -45,15 +53,27 @@ def load(name: str, **kwargs: Any):
         ValueError: the name is not registered; the message suggests close names.
     """
     if not isinstance(name, str) or not name:
-        raise ValueError(gettext("An environment name must be a non-empty string, got {value}.").format(
-            value=repr(name)))
+        raise ValueError(
+            gettext("An environment name must be a non-empty string, got {value}.").format(
+                value=repr(name)
+            )
+        )
     names = registered_names()
     if name not in names:
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
-        hint = " " + gettext("Did you mean {names}?").format(
-            names=gettext(" or ").join(map(repr, close))) if close else ""
-        if name.startswith(_PYBULLET_PREFIXES) and importlib.util.find_spec("pybullet_envs") is None:
-            hint += " " + gettext("pybullet environments need the pybullet package: pip install pybullet.")
+        hint = (
+            " "
+            + gettext("Did you mean {names}?").format(names=gettext(" or ").join(map(repr, close)))
+            if close
+            else ""
+        )
+        if (
+            name.startswith(_PYBULLET_PREFIXES)
+            and importlib.util.find_spec("pybullet_envs") is None
+        ):
+            hint += " " + gettext(
+                "pybullet environments need the pybullet package: pip install pybullet."
+            )
         raise ValueError(gettext("Unknown environment {name}.").format(name=repr(name)) + hint)
     if name.startswith(_PYBULLET_PREFIXES):
         from tf_agents.environments import suite_pybullet
@@ -80,16 +100,20 @@ def as_py_environment(env: Any):
     envs = getattr(env, "envs", None)  # a BatchedPyEnvironment
     if envs is not None:
         if len(envs) != 1:
-            raise ValueError(gettext(
-                "This helper plays one episode at a time, but the environment holds a "
-                "batch of {count}. Pass one of its environments instead."
-            ).format(count=len(envs)))
+            raise ValueError(
+                gettext(
+                    "This helper plays one episode at a time, but the environment holds a "
+                    "batch of {count}. Pass one of its environments instead."
+                ).format(count=len(envs))
+            )
         env = envs[0]
     if not isinstance(env, py_environment.PyEnvironment):
-        raise TypeError(gettext(
-            "Expected an environment (a gym id, a PyEnvironment or a TFPyEnvironment), "
-            "got {kind}."
-        ).format(kind=type(env).__name__))
+        raise TypeError(
+            gettext(
+                "Expected an environment (a gym id, a PyEnvironment or a TFPyEnvironment), "
+                "got {kind}."
+            ).format(kind=type(env).__name__)
+        )
     return env
 
 
@@ -128,9 +152,10 @@ def batched_py_policy(policy: Any):
     tensors, and gym's environments refuse a tensor as an action. This wrapper converts
     the action (and the policy info) to NumPy arrays, as any other Python policy returns.
 
-    Example:
-        >>> collect_driver = py_driver.PyDriver(  # doctest: +SKIP
-        ...     collect_envs, batched_py_policy(agent.collect_policy), [observer], max_steps=40)
+    In a lesson (the names come from its cells)::
+
+            collect_driver = py_driver.PyDriver(
+                collect_envs, batched_py_policy(agent.collect_policy), [observer], max_steps=40)
     """
     return as_py_policy(policy, batched=True)
 
@@ -149,8 +174,10 @@ def _batched_policy_class() -> type:
 
         def _action(self, time_step: Any, policy_state: Any, seed: Any = None) -> Any:
             step = super()._action(time_step, policy_state, seed=seed)
-            return step._replace(action=tf.nest.map_structure(np.asarray, step.action),
-                                 info=tf.nest.map_structure(np.asarray, step.info))
+            return step._replace(
+                action=tf.nest.map_structure(np.asarray, step.action),
+                info=tf.nest.map_structure(np.asarray, step.info),
+            )
 
     return BatchedPyTFEagerPolicy
 
@@ -166,7 +193,8 @@ def check_policy_matches(env: Any, policy: Any) -> None:
         try:
             tf.nest.assert_same_structure(ours, theirs)
             same = all(
-                tuple(a.shape) == tuple(b.shape) and _dtype(a) == _dtype(b)
+                tuple(a.shape) == tuple(b.shape)
+                and _dtype(a) == _dtype(b)
                 # An action outside the environment's range (a policy for a game with
                 # more actions) fails deep inside gym, so action bounds must match too.
                 and (what != "action" or _bounds(a) == _bounds(b))
@@ -175,12 +203,16 @@ def check_policy_matches(env: Any, policy: Any) -> None:
         except (ValueError, TypeError):
             same = False
         if not same:
-            raise ValueError(gettext(
-                "The policy does not fit this environment: its {what} spec is "
-                "{theirs} but the environment's is {ours}. "
-                "Use a policy built from this environment's specs "
-                "(time_step_spec() and action_spec())."
-            ).format(what=gettext(what), theirs=_describe(theirs, what), ours=_describe(ours, what)))
+            raise ValueError(
+                gettext(
+                    "The policy does not fit this environment: its {what} spec is "
+                    "{theirs} but the environment's is {ours}. "
+                    "Use a policy built from this environment's specs "
+                    "(time_step_spec() and action_spec())."
+                ).format(
+                    what=gettext(what), theirs=_describe(theirs, what), ours=_describe(ours, what)
+                )
+            )
 
 
 def _dtype(spec: Any) -> str:
@@ -196,7 +228,10 @@ def _bounds(spec: Any) -> str:
     if getattr(spec, "minimum", None) is None or getattr(spec, "maximum", None) is None:
         return ""
     low, high = (np.broadcast_to(v, tuple(spec.shape)) for v in (spec.minimum, spec.maximum))
-    show = lambda v: str(v.flat[0]) if v.size and (v == v.flat[0]).all() else str(v.tolist())
+
+    def show(v: Any) -> str:
+        return str(v.flat[0]) if v.size and (v == v.flat[0]).all() else str(v.tolist())
+
     return f"from {show(low)} to {show(high)}"
 
 
@@ -204,8 +239,12 @@ def _describe(spec: Any, what: str = "observation") -> str:
     import tensorflow as tf
 
     parts = [
-        " ".join(filter(None, (f"shape {tuple(s.shape)} {_dtype(s)}",
-                               _bounds(s) if what == "action" else "")))
+        " ".join(
+            filter(
+                None,
+                (f"shape {tuple(s.shape)} {_dtype(s)}", _bounds(s) if what == "action" else ""),
+            )
+        )
         for s in tf.nest.flatten(spec)
     ]
     return ", ".join(parts)
@@ -221,8 +260,11 @@ def play(
     video renders a frame from ``env`` at each step.
     """
     if not isinstance(num_episodes, int) or num_episodes < 1:
-        raise ValueError(gettext("num_episodes must be a positive integer, got {value}.").format(
-            value=repr(num_episodes)))
+        raise ValueError(
+            gettext("num_episodes must be a positive integer, got {value}.").format(
+                value=repr(num_episodes)
+            )
+        )
     env = as_py_environment(env)
     policy = as_py_policy(policy)
     check_policy_matches(env, policy)

@@ -9,7 +9,7 @@ They are read with polib, so no compiled .mo files need to be built or committed
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import polib
@@ -19,15 +19,18 @@ from course_helpers.languages import check_language
 _LOCALE_DIR = Path(__file__).parent / "locale"
 
 
-@lru_cache(maxsize=None)
+@cache
 def translator(language: str) -> Callable[[str], str]:
     """A gettext-style function for ``language``: the translation, or the English text."""
     check_language(language)
     path = _LOCALE_DIR / language / "LC_MESSAGES" / "course_helpers.po"
     if language == "en" or not path.exists():
         return lambda text: text
-    translations = {entry.msgid: entry.msgstr for entry in polib.pofile(str(path))
-                    if entry.translated() and not entry.obsolete}
+    translations = {
+        entry.msgid: entry.msgstr
+        for entry in polib.pofile(str(path))
+        if entry.translated() and not entry.obsolete
+    }
     return lambda text: translations.get(text, text)
 
 

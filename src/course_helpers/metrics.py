@@ -29,9 +29,9 @@ def average_return(
             ``n`` environments, they are played ``n`` at a time.
         max_steps_per_episode: stop an episode early after this many steps (optional).
 
-    Example:
-        >>> average_return(eval_envs, agent.policy, num_episodes=10)  # doctest: +SKIP
-        200.0
+    In a lesson (the names come from its cells)::
+
+            average_return(eval_envs, agent.policy, num_episodes=10)  # 200.0 once CartPole is solved
     """
     batch = _batch(env)
     if batch is None:
@@ -41,8 +41,11 @@ def average_return(
         )
         return total / num_episodes
     if not isinstance(num_episodes, int) or isinstance(num_episodes, bool) or num_episodes < 1:
-        raise ValueError(gettext("num_episodes must be a positive integer, got {value}.").format(
-            value=repr(num_episodes)))
+        raise ValueError(
+            gettext("num_episodes must be a positive integer, got {value}.").format(
+                value=repr(num_episodes)
+            )
+        )
     policy = as_py_policy(policy, batched=True)
     check_policy_matches(batch.envs[0], policy)
     returns: list[float] = []

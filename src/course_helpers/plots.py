@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from course_helpers.i18n import gettext
 
+#: Steps or values as lessons hold them: a list, or a NumPy array.
+Numbers = Sequence[float] | np.ndarray
+
 
 def plot_returns(
-    steps: Sequence[int],
-    returns: Sequence[float],
+    steps: Numbers,
+    returns: Numbers,
     *,
     title: str = "Average return during training",
     target: float | None = None,
@@ -32,18 +36,24 @@ def plot_returns(
         >>> ax = plot_returns([0, 1000, 2000], [9.4, 57.0, 200.0], target=195)
     """
     if len(steps) != len(returns):
-        raise ValueError(gettext(
-            "steps and returns must have the same length, got {steps} steps and "
-            "{returns} returns. Record the step each time you record a return."
-        ).format(steps=len(steps), returns=len(returns)))
+        raise ValueError(
+            gettext(
+                "steps and returns must have the same length, got {steps} steps and "
+                "{returns} returns. Record the step each time you record a return."
+            ).format(steps=len(steps), returns=len(returns))
+        )
     if len(steps) == 0:
         raise ValueError(gettext("There is nothing to plot: no evaluation has been recorded yet."))
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4))
     ax.plot(list(steps), list(returns), marker="o", label=gettext("average return"))
     if target is not None:
-        ax.axhline(target, linestyle="--", color="grey",
-                   label=gettext("target ({target})").format(target=f"{target:g}"))
+        ax.axhline(
+            target,
+            linestyle="--",
+            color="grey",
+            label=gettext("target ({target})").format(target=f"{target:g}"),
+        )
     ax.set_title(gettext(title))
     ax.set_xlabel(gettext("Training step"))
     ax.set_ylabel(gettext("Average return"))
@@ -53,8 +63,8 @@ def plot_returns(
 
 
 def plot_q_values(
-    steps: Sequence[int],
-    q_values: Sequence[float],
+    steps: Numbers,
+    q_values: Numbers,
     *,
     title: str = "Q-value estimates during training",
     bound: float | None = None,
@@ -73,11 +83,20 @@ def plot_q_values(
     _same_length(steps, q_values, "q_values")
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(list(steps), list(q_values), marker="o", color="tab:purple",
-            label=gettext("average of max Q(s, a)"))
+    ax.plot(
+        list(steps),
+        list(q_values),
+        marker="o",
+        color="tab:purple",
+        label=gettext("average of max Q(s, a)"),
+    )
     if bound is not None:
-        ax.axhline(bound, linestyle="--", color="grey",
-                   label=gettext("largest true value ({bound})").format(bound=f"{bound:g}"))
+        ax.axhline(
+            bound,
+            linestyle="--",
+            color="grey",
+            label=gettext("largest true value ({bound})").format(bound=f"{bound:g}"),
+        )
     ax.set_title(gettext(title))
     ax.set_xlabel(gettext("Training step"))
     ax.set_ylabel(gettext("Estimated Q-value"))
@@ -87,12 +106,12 @@ def plot_q_values(
 
 
 def plot_sac_training(
-    steps: Sequence[int],
+    steps: Numbers,
     *,
-    alpha: Sequence[float],
-    entropy: Sequence[float],
-    critic_loss: Sequence[float],
-    actor_loss: Sequence[float],
+    alpha: Numbers,
+    entropy: Numbers,
+    critic_loss: Numbers,
+    actor_loss: Numbers,
     target_entropy: float | None = None,
 ) -> Figure:
     """Four panels over the training steps: α, the policy's entropy and SAC's two losses.
@@ -105,11 +124,19 @@ def plot_sac_training(
         actor_loss: the actor loss the learner reported.
         target_entropy: draw the entropy SAC steers towards as a dashed line.
     """
-    series = {"alpha": alpha, "entropy": entropy, "critic_loss": critic_loss,
-              "actor_loss": actor_loss}
+    series = {
+        "alpha": alpha,
+        "entropy": entropy,
+        "critic_loss": critic_loss,
+        "actor_loss": actor_loss,
+    }
     if len(steps) == 0:
-        raise ValueError(gettext("There is nothing to plot yet: the training loop records these "
-                                 "values every log_interval steps."))
+        raise ValueError(
+            gettext(
+                "There is nothing to plot yet: the training loop records these "
+                "values every log_interval steps."
+            )
+        )
     for name, values in series.items():
         _same_length(steps, values, name)
     figure, axes = plt.subplots(2, 2, figsize=(10, 6), sharex=True)
@@ -124,9 +151,12 @@ def plot_sac_training(
         ax.set_title(label)
         ax.grid(alpha=0.3)
     if target_entropy is not None:
-        axes[0, 1].axhline(target_entropy, linestyle="--", color="grey",
-                           label=gettext("target entropy ({target})").format(
-                               target=f"{target_entropy:g}"))
+        axes[0, 1].axhline(
+            target_entropy,
+            linestyle="--",
+            color="grey",
+            label=gettext("target entropy ({target})").format(target=f"{target_entropy:g}"),
+        )
         axes[0, 1].legend(loc="upper right")
     axes[0, 0].set_yscale("log")
     for ax in axes[1]:
@@ -135,11 +165,13 @@ def plot_sac_training(
     return figure
 
 
-def _same_length(steps: Sequence[int], values: Sequence[float], name: str) -> None:
+def _same_length(steps: Numbers, values: Numbers, name: str) -> None:
     if len(steps) != len(values):
-        raise ValueError(gettext(
-            "steps and {name} must have the same length, got {steps} steps and {values} "
-            "values. Record the step each time you record a value."
-        ).format(name=name, steps=len(steps), values=len(values)))
+        raise ValueError(
+            gettext(
+                "steps and {name} must have the same length, got {steps} steps and {values} "
+                "values. Record the step each time you record a value."
+            ).format(name=name, steps=len(steps), values=len(values))
+        )
     if len(steps) == 0:
         raise ValueError(gettext("There is nothing to plot: no evaluation has been recorded yet."))

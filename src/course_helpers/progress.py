@@ -28,11 +28,10 @@ def progress(iterable: Iterable[T] | int, description: str, **kwargs) -> tqdm:
     """
     from tqdm.auto import tqdm
 
-    if isinstance(iterable, int):
-        iterable = range(iterable)
+    steps = range(iterable) if isinstance(iterable, int) else iterable
     kwargs.setdefault("mininterval", 0.5)
     kwargs.setdefault("dynamic_ncols", True)
-    return tqdm(iterable, desc=gettext(description), **kwargs)
+    return tqdm(steps, desc=gettext(description), **kwargs)
 
 
 class ProgressObserver:
@@ -60,8 +59,9 @@ class ProgressObserver:
             return
         if self.bar is None:
             # An episode bar is transient (it reappears at every evaluation); a step bar stays.
-            self.bar = progress(self.total, self.description, unit=self.count[:-1],
-                                leave=self.count == "steps")
+            self.bar = progress(
+                self.total, self.description, unit=self.count[:-1], leave=self.count == "steps"
+            )
         self.bar.update(1)
         if self.bar.n >= self.total:
             self.bar.close()
@@ -72,9 +72,10 @@ class ProgressObserver:
 def progress_observer(total: int, description: str, count: str = "steps") -> ProgressObserver:
     """Return an observer that shows a progress bar over ``total`` steps or episodes.
 
-    Example:
-        >>> observer = progress_observer(10_000, "Initial collection")  # doctest: +SKIP
-        >>> actor.Actor(env, policy, train_step, steps_per_run=10_000,
-        ...             observers=[rb_observer, observer])  # doctest: +SKIP
+    In a lesson (the names come from its cells)::
+
+            observer = progress_observer(10_000, "Initial collection")
+            actor.Actor(env, policy, train_step, steps_per_run=10_000,
+                        observers=[rb_observer, observer])
     """
     return ProgressObserver(total, description, count)

@@ -33,10 +33,12 @@ def is_quick_mode() -> bool:
         return True
     if value in _FALSE:
         return False
-    raise ValueError(gettext(
-        "{variable}={value} is not understood. Set it to 1 for quick mode "
-        "or 0 (or leave it unset) for the full run."
-    ).format(variable=QUICK_MODE_VARIABLE, value=repr(raw)))
+    raise ValueError(
+        gettext(
+            "{variable}={value} is not understood. Set it to 1 for quick mode "
+            "or 0 (or leave it unset) for the full run."
+        ).format(variable=QUICK_MODE_VARIABLE, value=repr(raw))
+    )
 
 
 class Hyperparameters(Mapping[str, Any]):
@@ -62,8 +64,11 @@ class Hyperparameters(Mapping[str, Any]):
         values = self.__dict__.get("_values", {})
         if name in values:
             return values[name]
-        raise AttributeError(gettext("There is no hyperparameter named {name}. Known: {known}.").format(
-            name=repr(name), known=", ".join(sorted(values))))
+        raise AttributeError(
+            gettext("There is no hyperparameter named {name}. Known: {known}.").format(
+                name=repr(name), known=", ".join(sorted(values))
+            )
+        )
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]
@@ -80,7 +85,8 @@ class Hyperparameters(Mapping[str, Any]):
             note = ""
             if name in self._overridden:
                 note = gettext("set by {variable} (full: {value})").format(
-                    variable=OVERRIDES_VARIABLE, value=_show(self._full[name]))
+                    variable=OVERRIDES_VARIABLE, value=_show(self._full[name])
+                )
             elif self.quick_mode and name in self._quick:
                 note = gettext("quick mode (full: {value})").format(value=_show(self._full[name]))
             rows.append((name, _show(value), note))
@@ -89,7 +95,8 @@ class Hyperparameters(Mapping[str, Any]):
     def _header(self) -> str:
         return gettext(
             "Quick mode is ON: the values marked below are shrunk for a fast run."
-            if self.quick_mode else "Full-size run (quick mode is off)."
+            if self.quick_mode
+            else "Full-size run (quick mode is off)."
         )
 
     def __repr__(self) -> str:
@@ -123,7 +130,13 @@ def overrides(full: Mapping[str, Any]) -> dict[str, Any]:
             )
         kind = type(full[name])
         try:
-            value = float(text) if kind is float else int(text.replace("_", "")) if kind is int else None
+            value = (
+                float(text)
+                if kind is float
+                else int(text.replace("_", ""))
+                if kind is int
+                else None
+            )
         except ValueError:
             value = None
         if value is None:

@@ -77,11 +77,17 @@ class Runtime:
         _ = i18n.gettext
         mode = _("on (CI-sized run)") if self.quick_mode else _("off (full-size run)")
         place = {"colab": _("Colab"), "binder": _("Binder")}.get(self.place, _("this computer"))
-        lines = [_("Runtime ready on {place}: rendering with {display}; quick mode {mode}.").format(
-            place=place, display=self.display, mode=mode)]
+        lines = [
+            _("Runtime ready on {place}: rendering with {display}; quick mode {mode}.").format(
+                place=place, display=self.display, mode=mode
+            )
+        ]
         if self.installed:
-            lines.append(_("Installed for Colab in {seconds:.0f} s: {packages}.").format(
-                seconds=self.install_seconds, packages=", ".join(self.installed)))
+            lines.append(
+                _("Installed for Colab in {seconds:.0f} s: {packages}.").format(
+                    seconds=self.install_seconds, packages=", ".join(self.installed)
+                )
+            )
         lines.append(replay_note(self.replay))
         lines.extend(self.notes)
         return "\n".join(lines)
@@ -92,26 +98,29 @@ def replay_note(backend: str) -> str:
     _ = i18n.gettext
     if backend == "reverb":
         return _("Replay buffers: Reverb, as in the published TF-Agents tutorials.")
-    return _("Replay buffers: an in-process stand-in for Reverb, because {why}. The lesson "
-             "code is unchanged; the stand-in keeps experience inside this process and does "
-             "not enforce rate limiters. Launch the lesson on Binder to use Reverb itself.").format(
-                 why=_without_reverb_because())
+    return _(
+        "Replay buffers: an in-process stand-in for Reverb, because {why}. The lesson "
+        "code is unchanged; the stand-in keeps experience inside this process and does "
+        "not enforce rate limiters. Launch the lesson on Binder to use Reverb itself."
+    ).format(why=_without_reverb_because())
 
 
 def _without_reverb_because() -> str:
     """Why the lessons do without Reverb here; completes "because ..." and "but ..."."""
     if replay.reverb_available():
         return i18n.gettext("{variable}=inprocess asks for the stand-in").format(
-            variable="COURSE_REPLAY")
+            variable="COURSE_REPLAY"
+        )
     if sys.version_info >= (3, 12):
         return i18n.gettext(
-            "it installs only on Python 3.11 or older, and this runtime has Python "
-            "{version}").format(version=f"{sys.version_info.major}.{sys.version_info.minor}")
+            "it installs only on Python 3.11 or older, and this runtime has Python {version}"
+        ).format(version=f"{sys.version_info.major}.{sys.version_info.minor}")
     return i18n.gettext("it is not installed in this runtime")
 
 
-def setup(language: str = "en", virtual_display: bool = False,
-          needs: Sequence[str] = ()) -> Runtime:
+def setup(
+    language: str = "en", virtual_display: bool = False, needs: Sequence[str] = ()
+) -> Runtime:
     """Prepare a quiet, headless runtime. Call it before importing TensorFlow.
 
     Args:
@@ -177,9 +186,16 @@ def setup(language: str = "en", virtual_display: bool = False,
     display = i18n.gettext("SDL's dummy video driver (no screen needed)")
     if virtual_display:
         display = start_virtual_display()
-    return Runtime(display=display, quick_mode=quick.is_quick_mode(), language=language,
-                   place=place, replay=replay.backend(), installed=tuple(installed),
-                   install_seconds=seconds, notes=tuple(notes))
+    return Runtime(
+        display=display,
+        quick_mode=quick.is_quick_mode(),
+        language=language,
+        place=place,
+        replay=replay.backend(),
+        installed=tuple(installed),
+        install_seconds=seconds,
+        notes=tuple(notes),
+    )
 
 
 class _CellFailed(Exception):
@@ -208,13 +224,19 @@ def requires(line: str, cell: str) -> None:
         available = importlib.util.find_spec(package) is not None
     if not available:
         if package == "reverb":
-            print(i18n.gettext(
-                "Skipped here: this cell needs Reverb, but {why}. Every other cell of this "
-                "lesson runs. To run this one too, open the lesson on Binder with the "
-                "\"Launch Binder\" badge at the top.").format(why=_without_reverb_because()))
+            print(
+                i18n.gettext(
+                    "Skipped here: this cell needs Reverb, but {why}. Every other cell of this "
+                    "lesson runs. To run this one too, open the lesson on Binder with the "
+                    '"Launch Binder" badge at the top.'
+                ).format(why=_without_reverb_because())
+            )
         else:
-            print(i18n.gettext("Skipped here: this cell needs the {package} package, which is "
-                               "not installed.").format(package=package))
+            print(
+                i18n.gettext(
+                    "Skipped here: this cell needs the {package} package, which is not installed."
+                ).format(package=package)
+            )
         return
     result = get_ipython().run_cell(cell, store_history=False)
     if not result.success:
@@ -287,17 +309,20 @@ def start_virtual_display(size: tuple[int, int] = (1024, 768)) -> str:
     global _virtual_display
     if _virtual_display is None:
         if shutil.which("Xvfb") is None:
-            raise RuntimeError(i18n.gettext(
-                "A virtual display needs Xvfb, which is not installed. Install it with "
-                "'sudo apt-get install xvfb' (Debian/Ubuntu), or call "
-                "course.setup() without virtual_display=True: the lessons do not need it."
-            ))
+            raise RuntimeError(
+                i18n.gettext(
+                    "A virtual display needs Xvfb, which is not installed. Install it with "
+                    "'sudo apt-get install xvfb' (Debian/Ubuntu), or call "
+                    "course.setup() without virtual_display=True: the lessons do not need it."
+                )
+            )
         from pyvirtualdisplay import Display
 
         _virtual_display = Display(visible=False, size=size)
         _virtual_display.start()
     return i18n.gettext("an Xvfb virtual display ({display})").format(
-        display=os.environ.get("DISPLAY", "?"))
+        display=os.environ.get("DISPLAY", "?")
+    )
 
 
 def seed_everything(seed: int) -> int:
@@ -308,8 +333,11 @@ def seed_everything(seed: int) -> int:
     between runs; on CPU two runs with the same seed match closely.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(i18n.gettext("seed must be a non-negative integer, got {value}.").format(
-            value=repr(seed)))
+        raise ValueError(
+            i18n.gettext("seed must be a non-negative integer, got {value}.").format(
+                value=repr(seed)
+            )
+        )
     random.seed(seed)
     import numpy as np
 
@@ -360,8 +388,12 @@ def drop_native_stderr_lines(prefix: bytes) -> None:
         read_end, write_end = os.pipe()
         os.dup2(write_end, 2)
         os.close(write_end)
-    threading.Thread(target=_copy_lines_except, args=(read_end, original, prefix),
-                     name=f"stderr filter {prefix.decode()}", daemon=True).start()
+    threading.Thread(
+        target=_copy_lines_except,
+        args=(read_end, original, prefix),
+        name=f"stderr filter {prefix.decode()}",
+        daemon=True,
+    ).start()
 
 
 def _copy_lines_except(source: int, target: int, prefix: bytes) -> None:

@@ -38,8 +38,12 @@ def _pybullet_frame_size(env: Any, size: tuple[int, int]) -> Iterator[None]:
     RENDER_HEIGHT) at every render() call and offer no argument for it.
     """
     gym_env = getattr(getattr(env, "gym", None), "unwrapped", None)
-    module = sys.modules.get(type(gym_env).__module__) if gym_env is not None else None
-    if module is None or not hasattr(module, "RENDER_WIDTH") or not hasattr(module, "RENDER_HEIGHT"):
+    module: Any = sys.modules.get(type(gym_env).__module__) if gym_env is not None else None
+    if (
+        module is None
+        or not hasattr(module, "RENDER_WIDTH")
+        or not hasattr(module, "RENDER_HEIGHT")
+    ):
         yield
         return
     saved = module.RENDER_WIDTH, module.RENDER_HEIGHT
@@ -84,30 +88,46 @@ def write_mp4(frames: Iterable[np.ndarray], path: str | os.PathLike, fps: int = 
     path = Path(path)
     directory = path.parent  # Path("clip.mp4").parent is Path(".")
     if not directory.is_dir():
-        raise FileNotFoundError(gettext("Cannot write {path}: the folder {folder} does not exist.").format(
-            path=path, folder=directory))
+        raise FileNotFoundError(
+            gettext("Cannot write {path}: the folder {folder} does not exist.").format(
+                path=path, folder=directory
+            )
+        )
     if not os.access(directory, os.W_OK):
-        raise PermissionError(gettext(
-            "Cannot write {path}: the folder {folder} is not writable. Choose a path "
-            "in a folder you own, for example the notebook's working folder."
-        ).format(path=path, folder=directory))
+        raise PermissionError(
+            gettext(
+                "Cannot write {path}: the folder {folder} is not writable. Choose a path "
+                "in a folder you own, for example the notebook's working folder."
+            ).format(path=path, folder=directory)
+        )
     stream = iter(frames)
     first = next(stream, None)
     if first is None:
-        raise ValueError(gettext(
-            "No frames to write to {path}: the episode produced none. Check that the "
-            "environment renders (env.render() after env.reset()) and that the policy ran."
-        ).format(path=path))
+        raise ValueError(
+            gettext(
+                "No frames to write to {path}: the episode produced none. Check that the "
+                "environment renders (env.render() after env.reset()) and that the policy ran."
+            ).format(path=path)
+        )
     first = np.asarray(first)
     if first.ndim != 3 or first.shape[-1] != 3:
-        raise ValueError(gettext(
-            "Frames must be RGB images of shape (height, width, 3); frame 0 has shape {shape}."
-        ).format(shape=first.shape))
+        raise ValueError(
+            gettext(
+                "Frames must be RGB images of shape (height, width, 3); frame 0 has shape {shape}."
+            ).format(shape=first.shape)
+        )
     descriptor, partial = tempfile.mkstemp(suffix=".mp4", prefix=f".{path.stem}-", dir=directory)
     os.close(descriptor)
     failure: BaseException | None = None
-    with imageio.get_writer(partial, format="FFMPEG", fps=fps, codec="libx264",
-                            macro_block_size=2, ffmpeg_log_level="error") as writer:
+    writer: Any  # imageio's types know no append_data; its FFMPEG writer has it
+    with imageio.get_writer(
+        partial,
+        format="FFMPEG",
+        fps=fps,
+        codec="libx264",
+        macro_block_size=2,
+        ffmpeg_log_level="error",
+    ) as writer:
         # A failure is held until the writer has closed normally: leaving the `with` on an
         # exception makes imageio skip waiting for ffmpeg, which then writes the file later.
         try:
@@ -115,10 +135,12 @@ def write_mp4(frames: Iterable[np.ndarray], path: str | os.PathLike, fps: int = 
             for index, frame in enumerate(stream, start=1):
                 frame = np.asarray(frame)
                 if frame.shape != first.shape:
-                    raise ValueError(gettext(
-                        "All frames must have the same shape: frame 0 is {first}, "
-                        "frame {index} is {shape}."
-                    ).format(first=first.shape, index=index, shape=frame.shape))
+                    raise ValueError(
+                        gettext(
+                            "All frames must have the same shape: frame 0 is {first}, "
+                            "frame {index} is {shape}."
+                        ).format(first=first.shape, index=index, shape=frame.shape)
+                    )
                 writer.append_data(frame.astype(np.uint8, copy=False))
         except BaseException as error:  # noqa: BLE001 (re-raised below, after clean-up)
             failure = error
@@ -139,10 +161,12 @@ def embed_mp4(path: str | os.PathLike, max_megabytes: float = DEFAULT_MAX_MEGABY
     path = Path(path)
     size = path.stat().st_size / 1e6
     if size > max_megabytes:
-        raise ValueError(gettext(
-            "{path} is {size} MB, more than the {limit} MB limit for embedding "
-            "a video in a notebook. Record fewer episodes or steps, or raise max_megabytes."
-        ).format(path=path, size=f"{size:.1f}", limit=f"{max_megabytes:g}"))
+        raise ValueError(
+            gettext(
+                "{path} is {size} MB, more than the {limit} MB limit for embedding "
+                "a video in a notebook. Record fewer episodes or steps, or raise max_megabytes."
+            ).format(path=path, size=f"{size:.1f}", limit=f"{max_megabytes:g}")
+        )
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return HTML(
         '<video width="480" controls autoplay loop muted>'
@@ -161,8 +185,9 @@ def record_video(
 ):
     """Record ``policy`` playing ``env``, save it to ``path`` and return a player for the notebook.
 
-    Example:
-        >>> record_video("CartPole-v0", agent.policy, "trained_agent.mp4")  # doctest: +SKIP
+    In a lesson (the names come from its cells)::
+
+            record_video("CartPole-v0", agent.policy, "trained_agent.mp4")
     """
     played = episode_frames(env, policy, num_episodes, max_steps_per_episode)
     return embed_mp4(write_mp4(played, path, fps), max_megabytes)

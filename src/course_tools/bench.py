@@ -66,12 +66,13 @@ _IMPORT = "from course_tools import instrument as _bench\n"
 # A training-loop cell, timed from its first line to its last.
 _TIMED_LOOP = "_bench.loop_started()\n{source}\n_bench.loop_ended()"
 DQN_CELLS = {
-    "train-start": _IMPORT + "course.average_return = _bench.timed(course.average_return)\n{source}",
+    "train-start": _IMPORT
+    + "course.average_return = _bench.timed(course.average_return)\n{source}",
     "train-loop": _TIMED_LOOP,
 }
 SAC_CELLS = {
     "metrics": _IMPORT + "{source}\n"
-               "get_eval_metrics = _bench.timed(get_eval_metrics, lambda m: m['AverageReturn'])",
+    "get_eval_metrics = _bench.timed(get_eval_metrics, lambda m: m['AverageReturn'])",
     "train-loop": _TIMED_LOOP,
 }
 # The last cell of every instrumented run: the figures, as one line.
@@ -90,28 +91,45 @@ class Row:
     value: str
 
 
-def run_instrumented(lesson: str, cells: dict[str, str], *, quick: bool = False,
-                     seed: int | None = None, hyperparameters: str = "",
-                     environment: dict[str, str] | None = None) -> dict[str, Any]:
+def run_instrumented(
+    lesson: str,
+    cells: dict[str, str],
+    *,
+    quick: bool = False,
+    seed: int | None = None,
+    hyperparameters: str = "",
+    environment: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """Execute ``lesson`` with ``cells`` replaced (``{source}`` = the lesson's own code).
 
     Returns the figures the report cell printed, plus ``seconds`` for the whole run.
     """
     name = lessons.lesson_path(lesson).stem
     import nbformat  # imported here: it costs most of a second
+
     notebook = nbformat.read(lessons.lesson_path(name), as_version=4)
     sources = {cell.get("id"): cell.source for cell in notebook.cells}
-    replace = {cell_id: code.replace("{source}", sources[cell_id]) for cell_id, code in cells.items()}
+    replace = {
+        cell_id: code.replace("{source}", sources[cell_id]) for cell_id, code in cells.items()
+    }
     for cell_id in _SKIPPED.get(name, ()):
         replace[cell_id] = "# skipped by course bench"
     if seed is not None:
         replace["seed"] = f"SEED = {seed}\ncourse.seed_everything(SEED)"
     variables = {"COURSE_HYPERPARAMETERS": hyperparameters, **(environment or {})}
-    with lessons._environment(**variables), \
-            tempfile.TemporaryDirectory(prefix="course-bench-") as scratch:
+    with (
+        lessons._environment(**variables),
+        tempfile.TemporaryDirectory(prefix="course-bench-") as scratch,
+    ):
         start = time.perf_counter()
-        path = lessons.run_lesson(name, quick=quick, show_progress=False, extra_code=_REPORT,
-                                  replace=replace, output=Path(scratch) / f"{name}.ipynb")
+        path = lessons.run_lesson(
+            name,
+            quick=quick,
+            show_progress=False,
+            extra_code=_REPORT,
+            replace=replace,
+            output=Path(scratch) / f"{name}.ipynb",
+        )
         seconds = time.perf_counter() - start
         outputs = nbformat.read(path, as_version=4).cells[-1].outputs
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
@@ -141,151 +159,264 @@ def ms_per_iteration(report: dict[str, Any]) -> float:
 def ms_per_env_step(report: dict[str, Any]) -> float:
     """Training time per environment step, evaluation excluded. The published tutorials take
     one environment step per iteration; lesson 3 takes ``collect_steps_per_iteration``."""
-    return 1000 * (report["loop_seconds"] - report["eval_seconds"]) / report.get("env_steps", report["iterations"])
+    return (
+        1000
+        * (report["loop_seconds"] - report["eval_seconds"])
+        / report.get("env_steps", report["iterations"])
+    )
 
 
-def dqn_rows(seeds: Sequence[int], quick: bool, device: str,
-             environment: dict[str, str], hyperparameters: str = "") -> list[Row]:
+def dqn_rows(
+    seeds: Sequence[int],
+    quick: bool,
+    device: str,
+    environment: dict[str, str],
+    hyperparameters: str = "",
+) -> list[Row]:
     lesson, rows, reached, walls = "02 DQN", [], [], []
     for seed in seeds:
-        report = run_instrumented("02", DQN_CELLS, quick=quick, seed=seed,
-                                  hyperparameters=hyperparameters, environment=environment)
+        report = run_instrumented(
+            "02",
+            DQN_CELLS,
+            quick=quick,
+            seed=seed,
+            hyperparameters=hyperparameters,
+            environment=environment,
+        )
         first = first_at(report["evaluations"], 195)
         final = report["evaluations"][-1][2] if report["evaluations"] else float("nan")
         walls.append(report["loop_seconds"])
         reached.append(first[1] if first else None)
         rows += [
-            Row(lesson, f"{device} seed {seed}: training + evaluation, {report['iterations']:,} steps",
-                f"{report['loop_seconds']:.1f} s (evaluation {report['eval_seconds']:.1f} s)"),
-            Row(lesson, f"{device} seed {seed}: first average return >= 195",
-                f"step {first[0]:,} after {first[1]:.1f} s" if first else "not reached"),
+            Row(
+                lesson,
+                f"{device} seed {seed}: training + evaluation, {report['iterations']:,} steps",
+                f"{report['loop_seconds']:.1f} s (evaluation {report['eval_seconds']:.1f} s)",
+            ),
+            Row(
+                lesson,
+                f"{device} seed {seed}: first average return >= 195",
+                f"step {first[0]:,} after {first[1]:.1f} s" if first else "not reached",
+            ),
             Row(lesson, f"{device} seed {seed}: final average return", f"{final:.1f}"),
-            Row(lesson, f"{device} seed {seed}: peak memory", f"{report['peak_memory_mb']:.0f} MiB"),
+            Row(
+                lesson, f"{device} seed {seed}: peak memory", f"{report['peak_memory_mb']:.0f} MiB"
+            ),
         ]
     if len(seeds) > 1:
         times = [t for t in reached if t is not None]
         rows += [
-            Row(lesson, f"{device} median training + evaluation, {len(seeds)} seeds",
-                f"{statistics.median(walls):.1f} s"),
-            Row(lesson, f"{device} median time to 195, {len(seeds)} seeds",
+            Row(
+                lesson,
+                f"{device} median training + evaluation, {len(seeds)} seeds",
+                f"{statistics.median(walls):.1f} s",
+            ),
+            Row(
+                lesson,
+                f"{device} median time to 195, {len(seeds)} seeds",
                 f"{statistics.median(times):.1f} s ({len(times)} of {len(seeds)} reached it)"
-                if times else "not reached"),
+                if times
+                else "not reached",
+            ),
         ]
     return rows
 
 
-def sac_rows(seeds: Sequence[int], quick: bool, iterations: int | None, device: str,
-             environment: dict[str, str], hyperparameters: str = "") -> list[Row]:
+def sac_rows(
+    seeds: Sequence[int],
+    quick: bool,
+    iterations: int | None,
+    device: str,
+    environment: dict[str, str],
+    hyperparameters: str = "",
+) -> list[Row]:
     """Lesson 03 once per seed; each run takes about half an hour in full mode, hence one
     seed by default. An iteration is one gradient step and ``collect_steps_per_iteration``
     environment steps; the rows give both counts."""
     lesson, rows, walked_after = "03 SAC", [], []
     # A short run still records its training curves ten times.
-    overrides = ",".join(filter(None, [
-        f"num_iterations={iterations},log_interval={max(1, iterations // 10)}" if iterations else "",
-        hyperparameters]))
+    overrides = ",".join(
+        filter(
+            None,
+            [
+                f"num_iterations={iterations},log_interval={max(1, iterations // 10)}"
+                if iterations
+                else "",
+                hyperparameters,
+            ],
+        )
+    )
     for seed in seeds:
-        report = run_instrumented("03", SAC_CELLS, quick=quick, seed=seed,
-                                  hyperparameters=overrides, environment=environment)
+        report = run_instrumented(
+            "03",
+            SAC_CELLS,
+            quick=quick,
+            seed=seed,
+            hyperparameters=overrides,
+            environment=environment,
+        )
         evaluations, label = report["evaluations"], f"{device} seed {seed}:"
         per_iteration = report["env_steps"] // report["iterations"]
 
-        def steps(iteration: int) -> str:
+        def steps(iteration: int, per_iteration: int = per_iteration) -> str:
             return f"{iteration:,} iterations ({iteration * per_iteration:,} environment steps)"
 
         rows += [
-            Row(lesson, f"{label} ms per iteration, evaluation excluded",
-                f"{ms_per_iteration(report):.2f}"),
-            Row(lesson, f"{label} ms per environment step, evaluation excluded",
-                f"{ms_per_env_step(report):.2f}"),
-            Row(lesson, f"{label} training loop, {steps(report['iterations'])}",
-                f"{report['loop_seconds'] / 60:.1f} min (evaluation {report['eval_seconds']:.0f} s)"),
+            Row(
+                lesson,
+                f"{label} ms per iteration, evaluation excluded",
+                f"{ms_per_iteration(report):.2f}",
+            ),
+            Row(
+                lesson,
+                f"{label} ms per environment step, evaluation excluded",
+                f"{ms_per_env_step(report):.2f}",
+            ),
+            Row(
+                lesson,
+                f"{label} training loop, {steps(report['iterations'])}",
+                f"{report['loop_seconds'] / 60:.1f} min (evaluation {report['eval_seconds']:.0f} s)",
+            ),
         ]
         for step in sorted({20_000, 100_000, report["iterations"]}):
             value = return_at(evaluations, step)
             if value is not None:
-                rows.append(Row(lesson, f"{label} average return at {step:,} iterations", f"{value:.2f}"))
+                rows.append(
+                    Row(lesson, f"{label} average return at {step:,} iterations", f"{value:.2f}")
+                )
         best = max(evaluations, key=lambda e: e[2], default=None)
         if best:
-            rows.append(Row(lesson, f"{label} best average return",
-                            f"{best[2]:.2f} at {steps(best[0])}, {best[1] / 60:.1f} min"))
+            rows.append(
+                Row(
+                    lesson,
+                    f"{label} best average return",
+                    f"{best[2]:.2f} at {steps(best[0])}, {best[1] / 60:.1f} min",
+                )
+            )
         walked = first_at(evaluations, 5.0)
         walked_after.append(walked[1] if walked else None)
         rows += [
-            Row(lesson, f"{label} first average return >= 5 (walking)",
-                f"{steps(walked[0])}, {walked[1] / 60:.1f} min" if walked else "not reached"),
-            Row(lesson, f"{label} return against time (iterations, min, return)",
-                "; ".join(f"{s:,}, {t / 60:.1f}, {v:.2f}" for s, t, v in evaluations)),
-            Row(lesson, f"{label} alpha and entropy at each evaluation (iterations, alpha, entropy)",
-                alpha_and_entropy(report.get("curves", {}), [int(e[0]) for e in evaluations])),
+            Row(
+                lesson,
+                f"{label} first average return >= 5 (walking)",
+                f"{steps(walked[0])}, {walked[1] / 60:.1f} min" if walked else "not reached",
+            ),
+            Row(
+                lesson,
+                f"{label} return against time (iterations, min, return)",
+                "; ".join(f"{s:,}, {t / 60:.1f}, {v:.2f}" for s, t, v in evaluations),
+            ),
+            Row(
+                lesson,
+                f"{label} alpha and entropy at each evaluation (iterations, alpha, entropy)",
+                alpha_and_entropy(report.get("curves", {}), [int(e[0]) for e in evaluations]),
+            ),
             Row(lesson, f"{label} peak memory", f"{report['peak_memory_mb']:.0f} MiB"),
         ]
     if len(seeds) > 1:
         times = [t for t in walked_after if t is not None]
-        rows.append(Row(lesson, f"{device} median time to walk, {len(seeds)} seeds",
-                        f"{statistics.median(times) / 60:.1f} min ({len(times)} of {len(seeds)} walked)"
-                        if times else "not reached"))
+        rows.append(
+            Row(
+                lesson,
+                f"{device} median time to walk, {len(seeds)} seeds",
+                f"{statistics.median(times) / 60:.1f} min ({len(times)} of {len(seeds)} walked)"
+                if times
+                else "not reached",
+            )
+        )
     return rows
 
 
-def run_published(name: str, arguments: Sequence[str],
-                  environment: dict[str, str]) -> dict[str, Any]:
+def run_published(
+    name: str, arguments: Sequence[str], environment: dict[str, str]
+) -> dict[str, Any]:
     """Run ``benchmarks/published/<name>.py``, a published tutorial as a plain script.
 
     Returns the figures it printed, plus ``seconds`` for the whole process, start-up included.
     """
     script = lessons.project_root() / "benchmarks" / "published" / f"{name}.py"
     start = time.perf_counter()
-    ran = subprocess.run([sys.executable, str(script), *arguments], capture_output=True, text=True,
-                         env={**os.environ, **environment})
+    ran = subprocess.run(
+        [sys.executable, str(script), *arguments],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **environment},
+    )
     seconds = time.perf_counter() - start
     if ran.returncode != 0 or "BENCHMARK " not in ran.stdout:
         tail = "\n".join((ran.stdout + ran.stderr).strip().splitlines()[-20:])
-        raise RuntimeError(f"{script.name} failed (exit {ran.returncode}); the end of its output:\n{tail}")
+        raise RuntimeError(
+            f"{script.name} failed (exit {ran.returncode}); the end of its output:\n{tail}"
+        )
     return {"seconds": seconds, **json.loads(ran.stdout.split("BENCHMARK ", 1)[1])}
 
 
 def _loop_and_whole(report: dict[str, Any]) -> str:
-    return (f"loop {report['loop_seconds']:.1f} s (evaluation {report['eval_seconds']:.1f} s); "
-            f"whole {report['seconds']:.1f} s")
+    return (
+        f"loop {report['loop_seconds']:.1f} s (evaluation {report['eval_seconds']:.1f} s); "
+        f"whole {report['seconds']:.1f} s"
+    )
 
 
 def alpha_and_entropy(curves: dict[str, list[float]], steps: Sequence[int]) -> str:
     """SAC's α and policy entropy where they were logged at an evaluation's step."""
-    logged = dict(zip(curves.get("log_steps", []), zip(curves.get("alphas", []),
-                                                       curves.get("entropies", []))))
+    logged = dict(
+        zip(curves.get("log_steps", []), zip(curves.get("alphas", []), curves.get("entropies", [])))
+    )
     found = [(step, *logged[step]) for step in steps if step in logged]
-    return "; ".join(f"{step:,}, {alpha:.3f}, {entropy:.2f}" for step, alpha, entropy in found) or "none logged"
+    return (
+        "; ".join(f"{step:,}, {alpha:.3f}, {entropy:.2f}" for step, alpha, entropy in found)
+        or "none logged"
+    )
 
 
-def baseline_rows(quick: bool, iterations: int, device: str,
-                  environment: dict[str, str]) -> list[Row]:
+def baseline_rows(
+    quick: bool, iterations: int, device: str, environment: dict[str, str]
+) -> list[Row]:
     """The published tutorials as plain scripts, beside the lessons, in the same run."""
-    return (dqn_baseline_rows(quick, device, environment)
-            + sac_baseline_rows(quick, iterations, device, environment))
+    return dqn_baseline_rows(quick, device, environment) + sac_baseline_rows(
+        quick, iterations, device, environment
+    )
 
 
 def dqn_baseline_rows(quick: bool, device: str, environment: dict[str, str]) -> list[Row]:
     """The DQN tutorial in full (20,000 iterations, 20 evaluations of 10 episodes, as it is
     published) and lesson 2 in full, as wholes: the script's process against the whole notebook.
     """
-    dqn_arguments = ["--iterations", "300", "--eval-interval", "100", "--eval-episodes", "2"] if quick else []
+    dqn_arguments = (
+        ["--iterations", "300", "--eval-interval", "100", "--eval-episodes", "2"] if quick else []
+    )
     published = run_published("dqn_tutorial", dqn_arguments, environment)
     lesson = run_instrumented("02", DQN_CELLS, quick=quick, environment=environment)
     return [
-        Row("02 DQN", f"{device} published tutorial as a script, {published['iterations']:,} iterations, "
-            f"{len(published['evaluations']) - 1} evaluations", _loop_and_whole(published)),
-        Row("02 DQN", f"{device} published tutorial: ms per iteration, evaluation excluded",
-            f"{ms_per_iteration(published):.2f}"),
-        Row("02 DQN", f"{device} lesson, {lesson['iterations']:,} environment steps, "
-            f"{len(lesson['evaluations'])} evaluations", _loop_and_whole(lesson)),
-        Row("02 DQN", f"{device} published tutorial / whole lesson",
-            f"{published['seconds'] / lesson['seconds']:.1f} times"),
+        Row(
+            "02 DQN",
+            f"{device} published tutorial as a script, {published['iterations']:,} iterations, "
+            f"{len(published['evaluations']) - 1} evaluations",
+            _loop_and_whole(published),
+        ),
+        Row(
+            "02 DQN",
+            f"{device} published tutorial: ms per iteration, evaluation excluded",
+            f"{ms_per_iteration(published):.2f}",
+        ),
+        Row(
+            "02 DQN",
+            f"{device} lesson, {lesson['iterations']:,} environment steps, "
+            f"{len(lesson['evaluations'])} evaluations",
+            _loop_and_whole(lesson),
+        ),
+        Row(
+            "02 DQN",
+            f"{device} published tutorial / whole lesson",
+            f"{published['seconds'] / lesson['seconds']:.1f} times",
+        ),
     ]
 
 
-def sac_baseline_rows(quick: bool, iterations: int, device: str,
-                      environment: dict[str, str]) -> list[Row]:
+def sac_baseline_rows(
+    quick: bool, iterations: int, device: str, environment: dict[str, str]
+) -> list[Row]:
     """``iterations`` iterations of the SAC tutorial's loop and of lesson 3's, after the same
     10,000 random steps, with no evaluation inside them, for the ms per environment step
     (tracing included). The tutorial takes one gradient step per environment step, the
@@ -294,75 +425,134 @@ def sac_baseline_rows(quick: bool, iterations: int, device: str,
     """
     sac_iterations = 200 if quick else iterations
     initial = 300 if quick else 10_000
-    published = run_published("sac_tutorial", [
-        "--iterations", str(sac_iterations), "--initial-collect-steps", str(initial),
-        "--eval-interval", "0", "--eval-episodes", "1" if quick else "20"], environment)
+    published = run_published(
+        "sac_tutorial",
+        [
+            "--iterations",
+            str(sac_iterations),
+            "--initial-collect-steps",
+            str(initial),
+            "--eval-interval",
+            "0",
+            "--eval-episodes",
+            "1" if quick else "20",
+        ],
+        environment,
+    )
     # log_interval: the lesson plots its training curves, which needs at least one point.
-    overrides = (f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
-                 f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}")
-    lesson = run_instrumented("03", SAC_CELLS, quick=quick, hyperparameters=overrides,
-                              environment=environment)
+    overrides = (
+        f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
+        f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}"
+    )
+    lesson = run_instrumented(
+        "03", SAC_CELLS, quick=quick, hyperparameters=overrides, environment=environment
+    )
     equal_work = run_instrumented(
-        "03", SAC_CELLS, quick=quick, environment=environment,
-        hyperparameters=overrides + ",collect_steps_per_iteration=1,steps_per_call=10")
+        "03",
+        SAC_CELLS,
+        quick=quick,
+        environment=environment,
+        hyperparameters=overrides + ",collect_steps_per_iteration=1,steps_per_call=10",
+    )
     ratio = lesson["env_steps"] // lesson["iterations"]
     label = "ms per environment step, evaluation excluded"
     return [
-        Row("03 SAC", f"{device} published tutorial, {sac_iterations:,} environment steps "
-            f"and gradient steps: {label}", f"{ms_per_env_step(published):.2f}"),
-        Row("03 SAC", f"{device} lesson, {lesson['env_steps']:,} environment steps and "
-            f"{lesson['iterations']:,} gradient steps: {label}", f"{ms_per_env_step(lesson):.2f}"),
-        Row("03 SAC", f"{device} published tutorial / lesson, ms per environment step "
+        Row(
+            "03 SAC",
+            f"{device} published tutorial, {sac_iterations:,} environment steps "
+            f"and gradient steps: {label}",
+            f"{ms_per_env_step(published):.2f}",
+        ),
+        Row(
+            "03 SAC",
+            f"{device} lesson, {lesson['env_steps']:,} environment steps and "
+            f"{lesson['iterations']:,} gradient steps: {label}",
+            f"{ms_per_env_step(lesson):.2f}",
+        ),
+        Row(
+            "03 SAC",
+            f"{device} published tutorial / lesson, ms per environment step "
             f"(the lesson takes 1 gradient step per {ratio})",
-            f"{ms_per_env_step(published) / ms_per_env_step(lesson):.1f} times"),
-        Row("03 SAC", f"{device} lesson at 1 gradient step per environment step, "
-            f"{sac_iterations:,} of each: {label}", f"{ms_per_env_step(equal_work):.2f}"),
-        Row("03 SAC", f"{device} published tutorial / lesson at equal work",
-            f"{ms_per_env_step(published) / ms_per_env_step(equal_work):.1f} times"),
-        Row("03 SAC", f"{device} peak memory: published tutorial; lesson",
-            f"{published['peak_memory_mb']:.0f} MiB; {lesson['peak_memory_mb']:.0f} MiB"),
+            f"{ms_per_env_step(published) / ms_per_env_step(lesson):.1f} times",
+        ),
+        Row(
+            "03 SAC",
+            f"{device} lesson at 1 gradient step per environment step, "
+            f"{sac_iterations:,} of each: {label}",
+            f"{ms_per_env_step(equal_work):.2f}",
+        ),
+        Row(
+            "03 SAC",
+            f"{device} published tutorial / lesson at equal work",
+            f"{ms_per_env_step(published) / ms_per_env_step(equal_work):.1f} times",
+        ),
+        Row(
+            "03 SAC",
+            f"{device} peak memory: published tutorial; lesson",
+            f"{published['peak_memory_mb']:.0f} MiB; {lesson['peak_memory_mb']:.0f} MiB",
+        ),
     ]
 
 
-def cores_rows(quick: bool, iterations: int, device: str,
-               environment: dict[str, str]) -> list[Row]:
+def cores_rows(quick: bool, iterations: int, device: str, environment: dict[str, str]) -> list[Row]:
     """Lesson 2 as a whole and ``iterations`` of lesson 3's loop, on every core this process
     may use and then on one (kernels inherit the process's CPU affinity)."""
     available = sorted(os.sched_getaffinity(0))
     if len(available) < 2:
-        return [Row("--", f"{device} one core against {len(available)}",
-                    "skipped: this process may use only one core (was it started with --cpus 1?)")]
+        return [
+            Row(
+                "--",
+                f"{device} one core against {len(available)}",
+                "skipped: this process may use only one core (was it started with --cpus 1?)",
+            )
+        ]
     sac_iterations = 200 if quick else iterations
     initial = 300 if quick else 10_000
-    overrides = (f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
-                 f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}")
+    overrides = (
+        f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
+        f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}"
+    )
     runs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
     for cores in (available, available[:1]):
         os.sched_setaffinity(0, cores)
         try:
             runs[len(cores)] = (
                 run_instrumented("02", DQN_CELLS, quick=quick, environment=environment),
-                run_instrumented("03", SAC_CELLS, quick=quick, hyperparameters=overrides,
-                                 environment=environment))
+                run_instrumented(
+                    "03", SAC_CELLS, quick=quick, hyperparameters=overrides, environment=environment
+                ),
+            )
         finally:
             os.sched_setaffinity(0, available)
     many, one = len(available), 1
     rows = []
     for count in (many, one):
         dqn, sac = runs[count]
-        cores = f"{count} core{'s' if count > 1 else ''}"
+        on = f"{count} core{'s' if count > 1 else ''}"
         rows += [
-            Row("02 DQN", f"{device} {cores}: whole lesson, {dqn['iterations']:,} environment steps",
-                _loop_and_whole(dqn)),
-            Row("03 SAC", f"{device} {cores}: {sac['iterations']:,} iterations "
+            Row(
+                "02 DQN",
+                f"{device} {on}: whole lesson, {dqn['iterations']:,} environment steps",
+                _loop_and_whole(dqn),
+            ),
+            Row(
+                "03 SAC",
+                f"{device} {on}: {sac['iterations']:,} iterations "
                 f"({sac['env_steps']:,} environment steps): ms per iteration, evaluation excluded",
-                f"{ms_per_iteration(sac):.2f}"),
+                f"{ms_per_iteration(sac):.2f}",
+            ),
         ]
     rows += [
-        Row("02 DQN", f"{device} whole lesson, 1 core / {many} cores",
-            f"{runs[one][0]['seconds'] / runs[many][0]['seconds']:.2f} times"),
-        Row("03 SAC", f"{device} ms per iteration, 1 core / {many} cores",
-            f"{ms_per_iteration(runs[one][1]) / ms_per_iteration(runs[many][1]):.2f} times"),
+        Row(
+            "02 DQN",
+            f"{device} whole lesson, 1 core / {many} cores",
+            f"{runs[one][0]['seconds'] / runs[many][0]['seconds']:.2f} times",
+        ),
+        Row(
+            "03 SAC",
+            f"{device} ms per iteration, 1 core / {many} cores",
+            f"{ms_per_iteration(runs[one][1]) / ms_per_iteration(runs[many][1]):.2f} times",
+        ),
     ]
     return rows
 
@@ -378,13 +568,16 @@ def quick_rows(names: Sequence[str]) -> list[Row]:
             lessons.run_lesson(stem, quick=True, show_progress=False, output=output)
             whole = time.perf_counter() - start
             seconds = cell_seconds(first_code_cell(output))
-            rows += [Row(stem[:2], "quick mode: first cell (set-up)", _seconds(seconds)),
-                     Row(stem[:2], "quick mode: whole lesson", f"{whole:.1f} s")]
+            rows += [
+                Row(stem[:2], "quick mode: first cell (set-up)", _seconds(seconds)),
+                Row(stem[:2], "quick mode: whole lesson", f"{whole:.1f} s"),
+            ]
     return rows
 
 
 def l10n_rows() -> list[Row]:
-    """Extract, merge and build every language, in a scratch copy of notebooks/ and locales/."""
+    """Extract, merge and build every language, in a scratch copy of notebooks/ and locales/;
+    then the start-up of the commands a translator runs most."""
     from course_tools.l10n import build, catalogs
 
     root = lessons.project_root()
@@ -397,27 +590,43 @@ def l10n_rows() -> list[Row]:
         catalogs.update(copy, None)
         written = build.build(copy, None)
         seconds = time.perf_counter() - start
-    rows = [Row("all", f"localization build: extract, update, build ({len(written)} notebooks)",
-                f"{seconds:.1f} s")]
-    # What a translator waits for: each read-only command as its own process (Python's
-    # start-up included), the median of three runs, on the repository itself.
-    for command in (["status"], ["check"]):
+    rows = [
+        Row(
+            "all",
+            f"localization build: extract, update, build ({len(written)} notebooks)",
+            f"{seconds:.1f} s",
+        )
+    ]
+    # What an author or a translator waits for: each read-only command as its own process
+    # (Python's start-up included), the median of three runs, on the repository itself.
+    for command in (["--help"], ["list"], ["l10n", "status"], ["l10n", "check"]):
         runs = []
         for _ in range(3):
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "course_tools.cli", "l10n", *command], cwd=root,
-                           capture_output=True, check=False)
+            subprocess.run(
+                [sys.executable, "-m", "course_tools.cli", *command],
+                cwd=root,
+                capture_output=True,
+                check=False,
+            )
             runs.append(time.perf_counter() - start)
-        rows.append(Row("all", f"course l10n {' '.join(command)} (a new process, median of 3)",
-                        f"{statistics.median(runs):.2f} s"))
+        rows.append(
+            Row(
+                "all",
+                f"course {' '.join(command)} (a new process, median of 3)",
+                f"{statistics.median(runs):.2f} s",
+            )
+        )
     return rows
 
 
 def first_code_cell(path: Path) -> Any:
     """The first code cell of an executed notebook: the lesson's set-up cell."""
     import nbformat  # imported here: it costs most of a second
-    return next(cell for cell in nbformat.read(path, as_version=4).cells
-                if cell.cell_type == "code")
+
+    return next(
+        cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"
+    )
 
 
 def installed_for_colab(cell: Any) -> str:
@@ -455,12 +664,16 @@ def colab_rows(python: str, quick: bool = True) -> list[Row]:
     lock = root / "ci" / "colab" / f"requirements-{python}.txt"
     if not lock.exists():
         raise ValueError(f"No Colab-like profile for Python {python}: {lock} does not exist.")
-    interpreter = subprocess.run([str(root / "ci" / "find-python"), python], check=True,
-                                 capture_output=True, text=True).stdout.strip()
+    interpreter = subprocess.run(
+        [str(root / "ci" / "find-python"), python], check=True, capture_output=True, text=True
+    ).stdout.strip()
     uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
     label = f"colab {python}"
-    runs = [("01", "fresh"), ("03", "fresh")] if quick else [
-        ("01", "fresh"), ("02", "fresh"), ("03", "fresh"), ("03", "wheel kept")]
+    runs = (
+        [("01", "fresh"), ("03", "fresh")]
+        if quick
+        else [("01", "fresh"), ("02", "fresh"), ("03", "fresh"), ("03", "wheel kept")]
+    )
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="course-bench-colab-") as scratch:
         wheels = Path(scratch) / "wheels"
@@ -469,26 +682,44 @@ def colab_rows(python: str, quick: bool = True) -> list[Row]:
             subprocess.run([interpreter, "-m", "venv", str(venv)], check=True)
             python_in_venv = str(venv / "bin" / "python")
             for arguments in (["-r", str(lock)], ["--no-deps", "-e", str(root)]):
-                subprocess.run([uv, "pip", "install", "--quiet", "--python", python_in_venv,
-                                *arguments], check=True)
+                subprocess.run(
+                    [uv, "pip", "install", "--quiet", "--python", python_in_venv, *arguments],
+                    check=True,
+                )
             stem = lessons.lesson_path(number).stem
             output = Path(scratch) / f"{stem}-{how.replace(' ', '-')}.ipynb"
-            environment = {**os.environ, "COURSE_RUNTIME": "colab", "MPLBACKEND": "Agg",
-                           "COURSE_WHEEL_CACHE": str(wheels), "COURSE_QUICK": "1"}
+            environment = {
+                **os.environ,
+                "COURSE_RUNTIME": "colab",
+                "MPLBACKEND": "Agg",
+                "COURSE_WHEEL_CACHE": str(wheels),
+                "COURSE_QUICK": "1",
+            }
             start = time.perf_counter()
-            ran = subprocess.run([str(venv / "bin" / "course"), "run", stem, "--quick",
-                                  "-o", str(output)], env=environment, cwd=root,
-                                 capture_output=True, text=True)
+            ran = subprocess.run(
+                [str(venv / "bin" / "course"), "run", stem, "--quick", "-o", str(output)],
+                env=environment,
+                cwd=root,
+                capture_output=True,
+                text=True,
+            )
             whole = time.perf_counter() - start
             if ran.returncode != 0:
                 tail = "\n".join((ran.stdout + ran.stderr).strip().splitlines()[-20:])
-                raise RuntimeError(f"{stem} failed on the Colab-like runtime for Python "
-                                   f"{python} ({how}); the end of its output:\n{tail}")
+                raise RuntimeError(
+                    f"{stem} failed on the Colab-like runtime for Python "
+                    f"{python} ({how}); the end of its output:\n{tail}"
+                )
             first = first_code_cell(output)
             rows += [
-                Row(stem[:2], f"{label}, {how} runtime: first cell (installs "
-                              f"{installed_for_colab(first)})", _seconds(cell_seconds(first))),
-                Row(stem[:2], f"{label}, {how} runtime: whole lesson, quick mode", f"{whole:.1f} s"),
+                Row(
+                    stem[:2],
+                    f"{label}, {how} runtime: first cell (installs {installed_for_colab(first)})",
+                    _seconds(cell_seconds(first)),
+                ),
+                Row(
+                    stem[:2], f"{label}, {how} runtime: whole lesson, quick mode", f"{whole:.1f} s"
+                ),
             ]
             shutil.rmtree(venv)
     return rows
@@ -504,17 +735,24 @@ def devices() -> list[tuple[str, dict[str, str]]]:
     return found
 
 
-def measure(only: Sequence[str] = GROUPS, seeds: Sequence[int] = (42, 1, 2, 3, 4),
-            sac_seeds: Sequence[int] = (42,), quick: bool = False, sac_iterations: int | None = None,
-            hyperparameters: str = "",
-            baseline_iterations: int = 10_000, lessons_for_quick: Sequence[str] | None = None,
-            colab_pythons: Sequence[str] = ("3.13",),
-            emit: Callable[[Row], None] = lambda row: None) -> list[Row]:
+def measure(
+    only: Sequence[str] = GROUPS,
+    seeds: Sequence[int] = (42, 1, 2, 3, 4),
+    sac_seeds: Sequence[int] = (42,),
+    quick: bool = False,
+    sac_iterations: int | None = None,
+    hyperparameters: str = "",
+    baseline_iterations: int = 10_000,
+    lessons_for_quick: Sequence[str] | None = None,
+    colab_pythons: Sequence[str] = ("3.13",),
+    emit: Callable[[Row], None] = lambda row: None,
+) -> list[Row]:
     """Run the chosen groups and return their rows; ``emit`` sees each row as it is ready."""
     unknown = sorted(set(only) - set(GROUPS))
     if unknown:
-        raise ValueError(f"Unknown benchmark group(s) {', '.join(unknown)}; choose from "
-                         f"{', '.join(GROUPS)}.")
+        raise ValueError(
+            f"Unknown benchmark group(s) {', '.join(unknown)}; choose from {', '.join(GROUPS)}."
+        )
     rows: list[Row] = []
 
     def add(new_rows: list[Row]) -> None:
@@ -546,8 +784,10 @@ def pin_to_cpus(count: int) -> list[int]:
     """Run this process, and every kernel it starts, on ``count`` of its cores."""
     available = sorted(os.sched_getaffinity(0))
     if not 1 <= count <= len(available):
-        raise ValueError(f"--cpus takes a number from 1 to {len(available)}, the cores this "
-                         f"process may use; got {count}.")
+        raise ValueError(
+            f"--cpus takes a number from 1 to {len(available)}, the cores this "
+            f"process may use; got {count}."
+        )
     os.sched_setaffinity(0, available[:count])
     return available[:count]
 
@@ -559,5 +799,6 @@ def format_table(rows: Sequence[Row], markdown: bool = False) -> str:
         lines = [f"| {header.lesson} | {header.figure} | {header.value} |", "| --- | --- | --- |"]
         return "\n".join(lines + [f"| {r.lesson} | {r.figure} | {r.value} |" for r in rows])
     widths = [max(len(getattr(r, f)) for r in [header, *rows]) for f in ("lesson", "figure")]
-    return "\n".join(f"{r.lesson:<{widths[0]}}  {r.figure:<{widths[1]}}  {r.value}"
-                     for r in [header, *rows])
+    return "\n".join(
+        f"{r.lesson:<{widths[0]}}  {r.figure:<{widths[1]}}  {r.value}" for r in [header, *rows]
+    )

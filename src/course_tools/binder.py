@@ -35,9 +35,15 @@ def pins(requirements: str) -> list[str]:
 
 
 def environment_yml(requirements: str) -> str:
-    lines = [HEADER.format(python=PYTHON) + "name: tf-agents-course",
-             "channels:", "  - conda-forge", "dependencies:", f"  - python={PYTHON}",
-             "  - pip", "  - pip:"]
+    lines = [
+        HEADER.format(python=PYTHON) + "name: tf-agents-course",
+        "channels:",
+        "  - conda-forge",
+        "dependencies:",
+        f"  - python={PYTHON}",
+        "  - pip",
+        "  - pip:",
+    ]
     lines += [f'      - "{pin}"' for pin in pins(requirements)]
     return "\n".join(lines) + "\n"
 

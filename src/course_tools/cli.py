@@ -22,103 +22,188 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
 
     lab = commands.add_parser("lab", help="open JupyterLab on the lessons")
-    lab.add_argument("--instructor", action="store_true",
-                     help="with nbgrader's instructor tools (Create Assignment, Formgrader, "
-                          "course list); learners see only the Assignment List and Validate")
-    lab.add_argument("jupyter_args", nargs=argparse.REMAINDER,
-                     help="passed to jupyter lab, e.g. --no-browser --port 8890")
+    lab.add_argument(
+        "--instructor",
+        action="store_true",
+        help="with nbgrader's instructor tools (Create Assignment, Formgrader, "
+        "course list); learners see only the Assignment List and Validate",
+    )
+    lab.add_argument(
+        "jupyter_args",
+        nargs=argparse.REMAINDER,
+        help="passed to jupyter lab, e.g. --no-browser --port 8890",
+    )
 
     run = commands.add_parser("run", help="execute a lesson and save the executed notebook")
     run.add_argument("lesson", help="e.g. 02_dqn_cartpole, 02 or dqn_cartpole")
     run.add_argument("--lang", default="en", choices=LANGUAGES)
     run.add_argument("--quick", action="store_true", help="shrink the loops (quick mode)")
-    run.add_argument("-o", "--output", help="where to write it (default runs/<lang>/<lesson>.ipynb)")
-    run.add_argument("--cell-timeout", type=int, default=None,
-                     help="stop a cell after this many seconds (default: no limit; a full "
-                          "SAC training cell runs for about half an hour)")
+    run.add_argument(
+        "-o", "--output", help="where to write it (default runs/<lang>/<lesson>.ipynb)"
+    )
+    run.add_argument(
+        "--cell-timeout",
+        type=int,
+        default=None,
+        help="stop a cell after this many seconds (default: no limit; a full "
+        "SAC training cell runs for about half an hour)",
+    )
 
     commands.add_parser("list", help="list the lessons")
 
     bench = commands.add_parser(
-        "bench", help="measure the lessons: training speed, returns, memory, quick-mode and "
-                      "localization times; prints a table (the full set takes about 45 minutes)")
-    bench.add_argument("--only", default=",".join(course_bench.GROUPS),
-                       help=f"comma-separated groups among {', '.join(course_bench.GROUPS)} "
-                            "(default: all)")
-    bench.add_argument("--seeds", default="42,1,2,3,4",
-                       help="seeds of the DQN runs (default: 42,1,2,3,4)")
-    bench.add_argument("--sac-seeds", default="42",
-                       help="seeds of the SAC runs, 35 to 40 minutes each in full mode (default: 42)")
-    bench.add_argument("--sac-iterations", type=int, default=None,
-                       help="train SAC for this many iterations instead of the lesson's value")
-    bench.add_argument("--hyperparameters", default="",
-                       help="values to try instead of the lessons' defaults in the dqn and sac "
-                            "groups, as COURSE_HYPERPARAMETERS takes them, e.g. "
-                            "replay_buffer_capacity=100000,gamma=0.98")
-    bench.add_argument("--baseline-iterations", type=int, default=10_000,
-                       help="SAC iterations of the published loop and of the lesson, for the "
-                            "ms per iteration of each, in the baseline and cores groups "
-                            "(default: 10000)")
-    bench.add_argument("--colab-python", default="3.13",
-                       help="Python versions of the Colab-like profiles the colab group "
-                            "measures, e.g. 3.13,3.12 (default: 3.13)")
-    bench.add_argument("--lessons", default=None,
-                       help="comma-separated lessons for the quick group (default: all)")
-    bench.add_argument("--quick", action="store_true",
-                       help="run every lesson in quick mode: checks that the benchmark works, "
-                            "in a few minutes; the figures mean nothing")
-    bench.add_argument("--cpus", type=int, default=None,
-                       help="run on this many cores; 1 estimates Binder, which gives one CPU")
+        "bench",
+        help="measure the lessons: training speed, returns, memory, quick-mode and "
+        "localization times; prints a table (the full set takes about 45 minutes)",
+    )
+    bench.add_argument(
+        "--only",
+        default=",".join(course_bench.GROUPS),
+        help=f"comma-separated groups among {', '.join(course_bench.GROUPS)} (default: all)",
+    )
+    bench.add_argument(
+        "--seeds", default="42,1,2,3,4", help="seeds of the DQN runs (default: 42,1,2,3,4)"
+    )
+    bench.add_argument(
+        "--sac-seeds",
+        default="42",
+        help="seeds of the SAC runs, 35 to 40 minutes each in full mode (default: 42)",
+    )
+    bench.add_argument(
+        "--sac-iterations",
+        type=int,
+        default=None,
+        help="train SAC for this many iterations instead of the lesson's value",
+    )
+    bench.add_argument(
+        "--hyperparameters",
+        default="",
+        help="values to try instead of the lessons' defaults in the dqn and sac "
+        "groups, as COURSE_HYPERPARAMETERS takes them, e.g. "
+        "replay_buffer_capacity=100000,gamma=0.98",
+    )
+    bench.add_argument(
+        "--baseline-iterations",
+        type=int,
+        default=10_000,
+        help="SAC iterations of the published loop and of the lesson, for the "
+        "ms per iteration of each, in the baseline and cores groups "
+        "(default: 10000)",
+    )
+    bench.add_argument(
+        "--colab-python",
+        default="3.13",
+        help="Python versions of the Colab-like profiles the colab group "
+        "measures, e.g. 3.13,3.12 (default: 3.13)",
+    )
+    bench.add_argument(
+        "--lessons", default=None, help="comma-separated lessons for the quick group (default: all)"
+    )
+    bench.add_argument(
+        "--quick",
+        action="store_true",
+        help="run every lesson in quick mode: checks that the benchmark works, "
+        "in a few minutes; the figures mean nothing",
+    )
+    bench.add_argument(
+        "--cpus",
+        type=int,
+        default=None,
+        help="run on this many cores; 1 estimates Binder, which gives one CPU",
+    )
     bench.add_argument("--markdown", action="store_true", help="print a Markdown table")
 
     for name, help_text in (
-        ("links", "write the Colab and Binder badges into the README and the English lessons, "
-                  "from [tool.course] in pyproject.toml"),
+        (
+            "links",
+            "write the Colab and Binder badges into the README and the English lessons, "
+            "from [tool.course] in pyproject.toml",
+        ),
         ("binder", "write binder/environment.yml from the pins in requirements.txt"),
     ):
         sync = commands.add_parser(name, help=help_text)
-        sync.add_argument("--check", action="store_true",
-                          help="change nothing; exit with 1 if a file is out of date")
+        sync.add_argument(
+            "--check",
+            action="store_true",
+            help="change nothing; exit with 1 if a file is out of date",
+        )
 
     l10n = commands.add_parser("l10n", help="translation catalogs (gettext, keyed by cell id)")
     steps = l10n.add_subparsers(dest="step", required=True)
     steps.add_parser("extract", help="write locales/templates/*.pot from notebooks/en")
     update = steps.add_parser("update", help="merge the templates into locales/<lang>/*.po")
-    update.add_argument("--lang", action="append", choices=list(TRANSLATED),
-                        help="only this language (repeatable; default: all)")
-    build = steps.add_parser("build", help="write notebooks/<lang>/*.ipynb from English and catalogs")
-    build.add_argument("--lang", action="append", choices=list(TRANSLATED),
-                       help="only this language (repeatable; default: all)")
-    steps.add_parser("check", help="fail if built notebooks are stale, code differs, or a "
-                                   "translation breaks code spans, links or math")
+    update.add_argument(
+        "--lang",
+        action="append",
+        choices=list(TRANSLATED),
+        help="only this language (repeatable; default: all)",
+    )
+    build = steps.add_parser(
+        "build", help="write notebooks/<lang>/*.ipynb from English and catalogs"
+    )
+    build.add_argument(
+        "--lang",
+        action="append",
+        choices=list(TRANSLATED),
+        help="only this language (repeatable; default: all)",
+    )
+    steps.add_parser(
+        "check",
+        help="fail if built notebooks are stale, code differs, or a "
+        "translation breaks code spans, links or math",
+    )
     status = steps.add_parser("status", help="translated, fuzzy and untranslated, per lesson")
-    status.add_argument("--counts", action="store_true",
-                        help="only the table of counts, not the list of entries to work on")
-    status.add_argument("--min-percent", type=float, default=None,
-                        help="exit with 1 if any catalog is less translated than this")
+    status.add_argument(
+        "--counts",
+        action="store_true",
+        help="only the table of counts, not the list of entries to work on",
+    )
+    status.add_argument(
+        "--min-percent",
+        type=float,
+        default=None,
+        help="exit with 1 if any catalog is less translated than this",
+    )
 
     assign = commands.add_parser(
-        "assignment", help="turn a lesson, in one language, into an nbgrader source assignment")
+        "assignment", help="turn a lesson, in one language, into an nbgrader source assignment"
+    )
     assign.add_argument("lesson", help="e.g. 01_replay_buffers or 01")
     assign.add_argument("--lang", default="en", choices=LANGUAGES)
-    assign.add_argument("--course", required=True, type=Path,
-                        help="the nbgrader course folder (created, with its nbgrader_config.py, "
-                             "if it does not exist)")
-    assign.add_argument("--exchange", default=None,
-                        help="for a new course: the folder release/fetch/submit/collect share")
+    assign.add_argument(
+        "--course",
+        required=True,
+        type=Path,
+        help="the nbgrader course folder (created, with its nbgrader_config.py, "
+        "if it does not exist)",
+    )
+    assign.add_argument(
+        "--exchange",
+        default=None,
+        help="for a new course: the folder release/fetch/submit/collect share",
+    )
     grade = commands.add_parser(
-        "grade", help="autograde each submission in its own process and report the scores")
+        "grade", help="autograde each submission in its own process and report the scores"
+    )
     grade.add_argument("assignment", help="e.g. 01_replay_buffers-fr")
     grade.add_argument("--course", default=Path("."), type=Path, help="the nbgrader course folder")
     grade.add_argument("--student", action="append", help="only this student (repeatable)")
-    grade.add_argument("--timeout", type=float, default=1800,
-                       help="seconds one submission may take in all (default 1800)")
-    grade.add_argument("--unsandboxed", action="store_true",
-                       help="grade without the sandbox where it cannot start (macOS, no user "
-                            "namespaces): student code can then read and change the course; "
-                            "the report marks every submission graded so")
+    grade.add_argument(
+        "--timeout",
+        type=float,
+        default=1800,
+        help="seconds one submission may take in all (default 1800)",
+    )
+    grade.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="grade without the sandbox where it cannot start (macOS, no user "
+        "namespaces): student code can then read and change the course; "
+        "the report marks every submission graded so",
+    )
     validate = commands.add_parser(
-        "validate", help="run a notebook's tests as the grader will, and say so in its language")
+        "validate", help="run a notebook's tests as the grader will, and say so in its language"
+    )
     validate.add_argument("notebook", type=Path)
 
     # argparse hands a REMAINDER only what follows the first positional, so options
@@ -133,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
             for name in lessons.lesson_names():
                 print(name)
         elif args.command == "run":
-            path = lessons.run_lesson(args.lesson, args.lang, args.output, args.quick,
-                                      args.cell_timeout)
+            path = lessons.run_lesson(
+                args.lesson, args.lang, args.output, args.quick, args.cell_timeout
+            )
             print(f"Executed notebook written to {path}")
         elif args.command == "bench":
             return _bench(args)
@@ -146,16 +232,23 @@ def main(argv: list[str] | None = None) -> int:
             return _grading(args)
         elif args.command == "lab":
             root = lessons.project_root() / "notebooks"
-            command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
-                       *args.jupyter_args]
+            command = [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                f"--ServerApp.root_dir={root}",
+                *args.jupyter_args,
+            ]
             if os.geteuid() == 0 and "--allow-root" not in command:
                 # Containers and cloud machines often run as root, where JupyterLab
                 # refuses to start unless told otherwise.
                 print("course lab: running as root, so starting JupyterLab with --allow-root.")
                 command.append("--allow-root")
             if not args.instructor:
-                print("course lab: nbgrader's instructor tools are off; "
-                      "`course lab --instructor` turns them on.")
+                print(
+                    "course lab: nbgrader's instructor tools are off; "
+                    "`course lab --instructor` turns them on."
+                )
             os.execve(sys.executable, command, lab_environment(args.instructor))
     except (ValueError, OSError, lessons.LessonFailed) as error:  # CatalogError, NotebookError too
         print(f"course {args.command}: {error}", file=sys.stderr)
@@ -170,7 +263,8 @@ def lab_environment(instructor: bool) -> dict[str, str]:
     if not instructor:
         learner = lessons.project_root() / "jupyter-config" / "learner"
         environment["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
-            filter(None, [str(learner), environment.get("JUPYTER_CONFIG_PATH")]))
+            filter(None, [str(learner), environment.get("JUPYTER_CONFIG_PATH")])
+        )
     return environment
 
 
@@ -179,20 +273,29 @@ def _grading(args: argparse.Namespace) -> int:
 
     if args.command == "assignment":
         lesson = lessons.lesson_path(args.lesson).stem
-        path = assignment.write(lessons.project_root(), args.course, lesson, args.lang,
-                                exchange=args.exchange)
-        print(f"wrote {path}\nNext, in {args.course}: nbgrader generate_assignment "
-              f"{assignment.assignment_id(lesson, args.lang)}")
+        path = assignment.write(
+            lessons.project_root(), args.course, lesson, args.lang, exchange=args.exchange
+        )
+        print(
+            f"wrote {path}\nNext, in {args.course}: nbgrader generate_assignment "
+            f"{assignment.assignment_id(lesson, args.lang)}"
+        )
         return 0
     if args.command == "grade":
         try:
-            outcomes = grade.grade_all(args.course.resolve(), args.assignment, only=args.student,
-                                       timeout=args.timeout, unsandboxed=args.unsandboxed)
+            outcomes = grade.grade_all(
+                args.course.resolve(),
+                args.assignment,
+                only=args.student,
+                timeout=args.timeout,
+                unsandboxed=args.unsandboxed,
+            )
         except grade.SandboxUnavailable as error:
             print(error, file=sys.stderr)
             return 2
-        sandbox = ("sandbox: none (--unsandboxed)" if args.unsandboxed
-                   else grade.sandbox_description())
+        sandbox = (
+            "sandbox: none (--unsandboxed)" if args.unsandboxed else grade.sandbox_description()
+        )
         print(grade.report(outcomes, sandbox))
         return 0
     passed, report = validate.validate(args.notebook)
@@ -207,8 +310,10 @@ def _sync(args: argparse.Namespace) -> int:
     for path in changed:
         print(f"{'out of date' if args.check else 'wrote'}: {path.relative_to(root)}")
     if args.check and changed:
-        print(f"course {args.command}: run 'course {args.command}' and commit the result.",
-              file=sys.stderr)
+        print(
+            f"course {args.command}: run 'course {args.command}' and commit the result.",
+            file=sys.stderr,
+        )
         return 1
     if not changed:
         print(f"course {args.command}: everything is up to date.")
@@ -223,19 +328,25 @@ def _bench(args: argparse.Namespace) -> int:
         try:
             return [int(seed) for seed in split(text)] or [42]
         except ValueError:
-            raise ValueError(f"{option} takes whole numbers separated by commas, got {text!r}.")
+            raise ValueError(
+                f"{option} takes whole numbers separated by commas, got {text!r}."
+            ) from None
 
     if args.cpus is not None:
         cores = course_bench.pin_to_cpus(args.cpus)
         print(f"Pinned to {len(cores)} core(s): {', '.join(map(str, cores))}", flush=True)
     rows = course_bench.measure(
-        only=split(args.only), seeds=seeds("--seeds", args.seeds),
-        sac_seeds=seeds("--sac-seeds", args.sac_seeds), quick=args.quick,
-        sac_iterations=args.sac_iterations, hyperparameters=args.hyperparameters,
+        only=split(args.only),
+        seeds=seeds("--seeds", args.seeds),
+        sac_seeds=seeds("--sac-seeds", args.sac_seeds),
+        quick=args.quick,
+        sac_iterations=args.sac_iterations,
+        hyperparameters=args.hyperparameters,
         baseline_iterations=args.baseline_iterations,
         lessons_for_quick=split(args.lessons) or None,
         colab_pythons=split(args.colab_python) or ["3.13"],
-        emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True))
+        emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True),
+    )
     print()
     print(course_bench.format_table(rows, markdown=args.markdown))
     return 0
@@ -248,8 +359,10 @@ def _l10n(args: argparse.Namespace) -> int:
             print(f"wrote {path.relative_to(root)}")
     elif args.step == "update":
         for path, report in catalogs.update(root, args.lang).items():
-            print(f"{path.relative_to(root)}: {len(report.fuzzy)} fuzzy, {len(report.new)} new, "
-                  f"{len(report.obsolete)} obsolete")
+            print(
+                f"{path.relative_to(root)}: {len(report.fuzzy)} fuzzy, {len(report.new)} new, "
+                f"{len(report.obsolete)} obsolete"
+            )
             for warning in report.warnings:
                 print(f"warning: {warning}", file=sys.stderr)
             changed = {(cell, text) for cell, text in report.fuzzy + report.new}
@@ -263,20 +376,30 @@ def _l10n(args: argparse.Namespace) -> int:
         problems = l10n_check.check(root)
         for problem in problems:
             print(problem, file=sys.stderr)
-        print(f"course l10n check: {len(problems)} problem(s)." if problems else
-              "course l10n check: every localized notebook is up to date and consistent.")
+        print(
+            f"course l10n check: {len(problems)} problem(s)."
+            if problems
+            else "course l10n check: every localized notebook is up to date and consistent."
+        )
         return 1 if problems else 0
     elif args.step == "status":
         rows = catalogs.status(root)
-        print(f"{'language':<8}  {'lesson':<20}  {'translated':>10}  {'fuzzy':>5}  "
-              f"{'untranslated':>12}  {'done':>6}")
+        print(
+            f"{'language':<8}  {'lesson':<20}  {'translated':>10}  {'fuzzy':>5}  "
+            f"{'untranslated':>12}  {'done':>6}"
+        )
         for row in rows:
-            print(f"{row.language:<8}  {row.lesson:<20}  {row.translated:>10}  {row.fuzzy:>5}  "
-                  f"{row.untranslated:>12}  {row.percent:>5.1f}%")
+            print(
+                f"{row.language:<8}  {row.lesson:<20}  {row.translated:>10}  {row.fuzzy:>5}  "
+                f"{row.untranslated:>12}  {row.percent:>5.1f}%"
+            )
         if not args.counts:
             for language in TRANSLATED:
-                items = [item for name in lessons.lesson_names(root=root)
-                         for item in catalogs.todo(catalogs.catalog_path(root, language, name))]
+                items = [
+                    item
+                    for name in lessons.lesson_names(root=root)
+                    for item in catalogs.todo(catalogs.catalog_path(root, language, name))
+                ]
                 if items:
                     print(f"\n{language}: {len(items)} entries to translate or review")
                     for item in items:
@@ -284,8 +407,11 @@ def _l10n(args: argparse.Namespace) -> int:
         if args.min_percent is not None:
             behind = [r for r in rows if r.percent < args.min_percent]
             for row in behind:
-                print(f"course l10n status: {row.language}/{row.lesson} is {row.percent:.1f}% "
-                      f"translated, below {args.min_percent:g}%", file=sys.stderr)
+                print(
+                    f"course l10n status: {row.language}/{row.lesson} is {row.percent:.1f}% "
+                    f"translated, below {args.min_percent:g}%",
+                    file=sys.stderr,
+                )
             return 1 if behind else 0
     return 0
 

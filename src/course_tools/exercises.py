@@ -24,9 +24,14 @@ def answer_cells(notebook: nbformat.NotebookNode) -> list[str]:
 
 def check_outputs(notebook: nbformat.NotebookNode) -> dict[str, str]:
     """What each self-check cell of an executed notebook printed, by cell id."""
-    return {cell.id: "".join(output.get("data", {}).get("text/plain", "") + output.get("text", "")
-                             for output in cell.get("outputs", []))
-            for cell in notebook.cells if cell.get("id", "").endswith(CHECK)}
+    return {
+        cell.id: "".join(
+            output.get("data", {}).get("text/plain", "") + output.get("text", "")
+            for output in cell.get("outputs", [])
+        )
+        for cell in notebook.cells
+        if cell.get("id", "").endswith(CHECK)
+    }
 
 
 @dataclass(frozen=True)
@@ -65,20 +70,27 @@ def load(root: Path, lesson: str) -> dict[str, Exercise]:
     found = {}
     for cell_id, entry in entries.items():
         if cell_id not in answers:
-            raise ValueError(f"{path}: [{cell_id}] is not an answer cell of {lesson_path.name}; "
-                             f"its answer cells are {', '.join(answers) or 'none'}.")
+            raise ValueError(
+                f"{path}: [{cell_id}] is not an answer cell of {lesson_path.name}; "
+                f"its answer cells are {', '.join(answers) or 'none'}."
+            )
         if not isinstance(entry, dict) or not isinstance(entry.get("solution"), str):
-            raise ValueError(f"{path}: [{cell_id}] needs solution = '''...''' (the code that "
-                             "answers the exercise).")
+            raise ValueError(
+                f"{path}: [{cell_id}] needs solution = '''...''' (the code that "
+                "answers the exercise)."
+            )
         points = entry.get("points", 1)
         if isinstance(points, bool) or not isinstance(points, int) or points < 1:
-            raise ValueError(f"{path}: [{cell_id}] points = {points!r}; write a whole number of "
-                             "points, 1 or more.")
+            raise ValueError(
+                f"{path}: [{cell_id}] points = {points!r}; write a whole number of "
+                "points, 1 or more."
+            )
         hidden = entry.get("hidden_test")
         if hidden is not None and not isinstance(hidden, str):
             raise ValueError(f"{path}: [{cell_id}] hidden_test must be code in a string.")
-        found[cell_id] = Exercise(entry["solution"].strip("\n"), points,
-                                  hidden.strip("\n") if hidden else None)
+        found[cell_id] = Exercise(
+            entry["solution"].strip("\n"), points, hidden.strip("\n") if hidden else None
+        )
     missing = [cell_id for cell_id in answers if cell_id not in found]
     if missing:
         raise ValueError(f"{path}: no reference solution for {', '.join(missing)}.")

@@ -26,8 +26,9 @@ CURVES = ("log_steps", "alphas", "entropies", "critic_losses")
 PREFIX = "BENCHMARK "
 
 
-def timed(evaluate: Callable[..., Any], read: Callable[[Any], Any] = lambda value: value
-          ) -> Callable[..., Any]:
+def timed(
+    evaluate: Callable[..., Any], read: Callable[[Any], Any] = lambda value: value
+) -> Callable[..., Any]:
     """``evaluate``, recording each call's start, end and result (``read`` finds the number)."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -54,18 +55,23 @@ def figures(namespace: Mapping[str, Any]) -> dict[str, Any]:
     in_loop = [e for e in evaluations if e[0] >= start]
     return {
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "iterations": int(hp.get("num_env_steps", hp.get("num_iterations"))),
+        "iterations": int(hp["num_env_steps"] if "num_env_steps" in hp else hp["num_iterations"]),
         # Lesson 3 counts iterations of one gradient step and collect_steps_per_iteration
         # environment steps each.
-        "env_steps": int(hp.get("num_env_steps")
-                         or hp["num_iterations"] * hp.get("collect_steps_per_iteration", 1)),
+        "env_steps": int(
+            hp.get("num_env_steps")
+            or hp["num_iterations"] * hp.get("collect_steps_per_iteration", 1)
+        ),
         "loop_seconds": end - start,
         "eval_seconds": sum(stop - begin for begin, stop, _ in in_loop),
         # The first evaluation (step 0) runs before the loop.
-        "evaluations": [[int(step), stop - start, value]
-                        for step, (_, stop, value) in zip(namespace["eval_steps"][1:], in_loop)],
-        "curves": {name: [float(v) for v in namespace[name]]
-                   for name in CURVES if name in namespace},
+        "evaluations": [
+            [int(step), stop - start, value]
+            for step, (_, stop, value) in zip(namespace["eval_steps"][1:], in_loop)
+        ],
+        "curves": {
+            name: [float(v) for v in namespace[name]] for name in CURVES if name in namespace
+        },
     }
 
 

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-
 from course_helpers.languages import check_language
 from course_helpers.quick import QUICK_MODE_VARIABLE
 from course_tools import notebook_json
@@ -73,13 +72,17 @@ def read_lesson(path: Path) -> notebook_json.Node:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise NotebookError(f"{path}, line {error.lineno}: not valid notebook JSON ({error.msg}).") from error
+        raise NotebookError(
+            f"{path}, line {error.lineno}: not valid notebook JSON ({error.msg})."
+        ) from error
     seen: dict[str, int] = {}
     # Cells are counted from 1, as a person counts them in JupyterLab.
     for index, cell in enumerate(raw.get("cells", []), start=1):
         cell_id = cell.get("id")
         if not cell_id:
-            raise NotebookError(f"{path}: cell {index} has no id. Save the notebook as nbformat 4.5.")
+            raise NotebookError(
+                f"{path}: cell {index} has no id. Save the notebook as nbformat 4.5."
+            )
         if cell_id in seen:
             raise NotebookError(
                 f"{path}: cells {seen[cell_id]} and {index} share the id {cell_id!r}. "
@@ -146,12 +149,14 @@ def run_lesson(
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     import nbformat  # imported here: it costs most of a second
+
     notebook = nbformat.read(source, as_version=4)
-    unknown = set(replace or {}) - {cell.get("id") for cell in notebook.cells}
+    replace = dict(replace or {})
+    unknown = set(replace) - {cell.get("id") for cell in notebook.cells}
     if unknown:
         raise ValueError(f"{source.name} has no cell with id {', '.join(sorted(unknown))}.")
     for cell in notebook.cells:
-        if cell.get("id") in (replace or {}):
+        if cell.get("id") in replace:
             cell.source = replace[cell.id]
     if extra_code:
         notebook.cells.append(nbformat.v4.new_code_cell(extra_code))
@@ -177,9 +182,16 @@ def run_lesson(
             nbformat.write(notebook, target)
     if failure is not None:
         index = running.get("index")
-        where = f"cell {index} (id {notebook.cells[index].get('id')!r})" if index is not None else "a cell"
-        what = (f"timed out after {cell_timeout} s" if isinstance(failure, CellTimeoutError)
-                else "failed")
+        where = (
+            f"cell {index} (id {notebook.cells[index].get('id')!r})"
+            if index is not None
+            else "a cell"
+        )
+        what = (
+            f"timed out after {cell_timeout} s"
+            if isinstance(failure, CellTimeoutError)
+            else "failed"
+        )
         raise LessonFailed(
             f"{source.name} {what} in {where}; the executed notebook is in {target}.\n{failure}"
         )

@@ -13,23 +13,29 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Union
 from urllib.parse import quote
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import nbformat
 
 from course_helpers.i18n import translator
 from course_helpers.languages import ALL, LANGUAGES
 from course_tools.lessons import BADGES_CELL, SETUP_CELL, lesson_names, read_lesson
+
+if TYPE_CHECKING:
+    import nbformat
+
+    from course_tools import notebook_json
+
+# A notebook as nbformat reads it, or as course_tools.notebook_json does (the same shape).
+Notebook = Union["nbformat.NotebookNode", "notebook_json.Node"]
 
 README_START = "<!-- badges:start (written by `course links`; edit pyproject.toml instead) -->"
 README_END = "<!-- badges:end -->"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 #: Where the set-up cell installs course_helpers from on Colab: an archive of the branch.
-_ARCHIVE = re.compile(r"https://github\.com/[^/\s\"']+/[^/\s\"']+/archive/refs/heads/[^\s\"']+\.zip")
+_ARCHIVE = re.compile(
+    r"https://github\.com/[^/\s\"']+/[^/\s\"']+/archive/refs/heads/[^\s\"']+\.zip"
+)
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,10 @@ class Repository:
     branch: str
 
     def colab_url(self, language: str, lesson: str) -> str:
-        return (f"https://colab.research.google.com/github/{self.owner}/{self.name}/blob/"
-                f"{self.branch}/notebooks/{language}/{lesson}.ipynb")
+        return (
+            f"https://colab.research.google.com/github/{self.owner}/{self.name}/blob/"
+            f"{self.branch}/notebooks/{language}/{lesson}.ipynb"
+        )
 
     def binder_url(self, language: str, lesson: str) -> str:
         path = quote(f"notebooks/{language}/{lesson}.ipynb", safe="")
@@ -55,8 +63,10 @@ class Repository:
     def badges(self, language: str, lesson: str) -> str:
         """The two badges as markdown, with their text in ``language``."""
         _ = translator(language)
-        return (f"[![{_('Open in Colab')}]({COLAB_BADGE})]({self.colab_url(language, lesson)}) "
-                f"[![{_('Launch Binder')}]({BINDER_BADGE})]({self.binder_url(language, lesson)})")
+        return (
+            f"[![{_('Open in Colab')}]({COLAB_BADGE})]({self.colab_url(language, lesson)}) "
+            f"[![{_('Launch Binder')}]({BINDER_BADGE})]({self.binder_url(language, lesson)})"
+        )
 
 
 def repository(root: Path, required: bool = True) -> Repository | None:
@@ -80,7 +90,7 @@ def repository(root: Path, required: bool = True) -> Repository | None:
     repo, branch = settings.get("repository", ""), settings.get("branch", "")
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo) or not re.fullmatch(r"[\w./-]+", branch):
         raise ValueError(
-            f"{path}: [tool.course] needs repository = \"owner/name\" and branch = \"main\" "
+            f'{path}: [tool.course] needs repository = "owner/name" and branch = "main" '
             f"(the GitHub repository the badges open); found repository={repo!r}, "
             f"branch={branch!r}."
         )
@@ -90,14 +100,16 @@ def repository(root: Path, required: bool = True) -> Repository | None:
 
 def badges_cell(repo: Repository, language: str, lesson: str) -> nbformat.NotebookNode:
     import nbformat  # imported here: it costs most of a second
+
     cell = nbformat.v4.new_markdown_cell(repo.badges(language, lesson))
     cell.id = BADGES_CELL
     cell.metadata = {"course": {"generated": "course links"}}
     return cell
 
 
-def with_links(notebook: nbformat.NotebookNode, repo: Repository, language: str,
-               lesson: str, where: str) -> nbformat.NotebookNode:
+def with_links(
+    notebook: Notebook, repo: Repository, language: str, lesson: str, where: str
+) -> Notebook:
     """Put the badges cell first and the archive address into the set-up cell, in place.
 
     ``where`` names the notebook in errors. Nothing else in the notebook changes.
@@ -139,7 +151,7 @@ def with_readme_table(readme: str, table: str, where: str) -> str:
     return f"{before}{README_START}\n{table}\n{README_END}{after}"
 
 
-def lesson_title(notebook: nbformat.NotebookNode) -> str:
+def lesson_title(notebook: Notebook) -> str:
     """The lesson's first heading: its title."""
     for cell in notebook.cells:
         if cell.cell_type == "markdown" and cell.source.startswith("# "):
@@ -155,6 +167,7 @@ def sync(root: Path, check: bool = False) -> list[Path]:
     """
 
     repo = repository(root)
+    assert repo is not None  # required: an incomplete setting raised
     changed = []
     titles = {}
     for lesson in lesson_names(root=root):
@@ -163,6 +176,7 @@ def sync(root: Path, check: bool = False) -> list[Path]:
         titles[path.stem] = lesson_title(notebook)
         with_links(notebook, repo, "en", path.stem, str(path.relative_to(root)))
         import nbformat  # imported here: it costs most of a second
+
         fresh = nbformat.writes(notebook) + "\n"  # as nbformat.write() saves it
         if path.read_text(encoding="utf-8") != fresh:
             changed.append(path)

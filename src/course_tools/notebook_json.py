@@ -56,7 +56,10 @@ def writes(notebook: dict) -> str:
             cell["source"] = source.splitlines(True)
         cell.get("metadata", {}).pop("trusted", None)
     data.get("metadata", {}).pop("orig_nbformat", None)
-    return json.dumps(data, sort_keys=True, indent=1, separators=(",", ": "), ensure_ascii=False) + "\n"
+    return (
+        json.dumps(data, sort_keys=True, indent=1, separators=(",", ": "), ensure_ascii=False)
+        + "\n"
+    )
 
 
 def markdown_cell(cell_id: str, source: str, metadata: dict | None = None) -> Node:

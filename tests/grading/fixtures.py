@@ -17,8 +17,10 @@ import nbformat
 from course_tools import exercises
 
 _EXERCISES = exercises.load(Path(__file__).resolve().parents[2], "01_replay_buffers")
-POINTS = {answer.removesuffix(exercises.ANSWER): exercise.points
-          for answer, exercise in _EXERCISES.items()}
+POINTS = {
+    answer.removesuffix(exercises.ANSWER): exercise.points
+    for answer, exercise in _EXERCISES.items()
+}
 MAX_SCORE = sum(POINTS.values())
 
 Edit = Callable[[nbformat.NotebookNode, dict[str, str]], None]
@@ -49,6 +51,7 @@ def _prefix(answer_id: str, code: str) -> Edit:
     def edit(notebook, solutions):
         solve(notebook, solutions)
         cell(notebook, answer_id).source = code + "\n" + solutions[answer_id]
+
     return edit
 
 
@@ -88,18 +91,23 @@ def _ana(notebook, solutions):
 
 def _last_cell(code: str) -> Edit:
     """A fully solved notebook with one more code cell at the end, running ``code``."""
+
     def edit(notebook, solutions):
         solve(notebook, solutions)
         notebook.cells.append(nbformat.v4.new_code_cell(code))
+
     return edit
 
 
 def _hostile(code: str) -> Edit:
     """A fully solved notebook whose last answer also runs ``code`` (which never raises)."""
+
     def edit(notebook, solutions):
         solve(notebook, solutions)
         cell(notebook, "ex-time-answer").source = (
-            solutions["ex-time-answer"] + "\n" + code.replace("{port}", str(NETWORK["port"])))
+            solutions["ex-time-answer"] + "\n" + code.replace("{port}", str(NETWORK["port"]))
+        )
+
     return edit
 
 
@@ -164,36 +172,91 @@ except OSError as error:
 # The notes are what `course grade` reports under each student, in this order or another.
 CASES = [
     Case("ana", "en", _ana, MAX_SCORE),
-    Case("ben", "en", lambda nb, s: None, 0, notes=tuple(
-        f"{name}{exercises.CHECK}: AssertionError" for name in POINTS)),
-    Case("chen", "en", _prefix("ex-buffer-answer", "import os\nos._exit(1)  # the kernel dies"), 0,
-         status="failed", notes=("DeadKernelError",)),
-    Case("dana", "en", _prefix("ex-time-answer", "while True:\n    pass"),
-         MAX_SCORE - POINTS["ex-time"], notes=(
-        "ex-time-answer: CellTimeoutError",
-        "ex-time-check: NameError: name 'next_lidar' is not defined")),
-    Case("eli", "en", _prefix("ex-shapes-answer", "hog = bytearray(64 * 2**30)"),
-         MAX_SCORE - POINTS["ex-shapes"], notes=(
-        "ex-shapes-answer: MemoryError",
-        "ex-shapes-check: NameError: name 'predicted' is not defined")),
+    Case(
+        "ben",
+        "en",
+        lambda nb, s: None,
+        0,
+        notes=tuple(f"{name}{exercises.CHECK}: AssertionError" for name in POINTS),
+    ),
+    Case(
+        "chen",
+        "en",
+        _prefix("ex-buffer-answer", "import os\nos._exit(1)  # the kernel dies"),
+        0,
+        status="failed",
+        notes=("DeadKernelError",),
+    ),
+    Case(
+        "dana",
+        "en",
+        _prefix("ex-time-answer", "while True:\n    pass"),
+        MAX_SCORE - POINTS["ex-time"],
+        notes=(
+            "ex-time-answer: CellTimeoutError",
+            "ex-time-check: NameError: name 'next_lidar' is not defined",
+        ),
+    ),
+    Case(
+        "eli",
+        "en",
+        _prefix("ex-shapes-answer", "hog = bytearray(64 * 2**30)"),
+        MAX_SCORE - POINTS["ex-shapes"],
+        notes=(
+            "ex-shapes-answer: MemoryError",
+            "ex-shapes-check: NameError: name 'predicted' is not defined",
+        ),
+    ),
     # A loop that ignores the interrupt: nbgrader gives up on the whole notebook.
-    Case("lena", "en", _prefix("ex-time-answer", "import signal, time\n"
-                               "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-                               "while True:\n    time.sleep(1)"), 0,
-         status="failed", notes=("CellTimeoutError",)),
+    Case(
+        "lena",
+        "en",
+        _prefix(
+            "ex-time-answer",
+            "import signal, time\n"
+            "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            "while True:\n    time.sleep(1)",
+        ),
+        0,
+        status="failed",
+        notes=("CellTimeoutError",),
+    ),
     Case("fatou", "fr", lambda nb, s: solve(nb, s), MAX_SCORE),
     Case("gael", "fr", _delete_test, MAX_SCORE, notes=("ex-shapes-check: cell missing",)),
-    Case("hugo", "fr", _edit_test, MAX_SCORE - POINTS["ex-buffer"], notes=(
-        "ex-buffer-check: test cell edited", "ex-buffer-check: AssertionError")),
-    Case("ines", "fr", _tamper_metadata, MAX_SCORE - POINTS["ex-time"], notes=(
-        "ex-shapes-check: grading metadata differed", "ex-time-answer: grading metadata differed",
-        "ex-time-check: grading metadata differed", "ex-time-check: AssertionError")),
+    Case(
+        "hugo",
+        "fr",
+        _edit_test,
+        MAX_SCORE - POINTS["ex-buffer"],
+        notes=("ex-buffer-check: test cell edited", "ex-buffer-check: AssertionError"),
+    ),
+    Case(
+        "ines",
+        "fr",
+        _tamper_metadata,
+        MAX_SCORE - POINTS["ex-time"],
+        notes=(
+            "ex-shapes-check: grading metadata differed",
+            "ex-time-answer: grading metadata differed",
+            "ex-time-check: grading metadata differed",
+            "ex-time-check: AssertionError",
+        ),
+    ),
     Case("jules", "fr", _prefix("ex-time-answer", "print('x' * 5_000_000)"), MAX_SCORE),
-    Case("katia", "fr", _prefix("ex-time-answer", "from pathlib import Path\n"
-                                "Path('../../../escaped.txt').write_text('a student was here')"),
-         MAX_SCORE - POINTS["ex-time"],
-         notes=("ex-time-answer: PermissionError",
-                "ex-time-check: NameError: name 'next_lidar' is not defined")),
+    Case(
+        "katia",
+        "fr",
+        _prefix(
+            "ex-time-answer",
+            "from pathlib import Path\n"
+            "Path('../../../escaped.txt').write_text('a student was here')",
+        ),
+        MAX_SCORE - POINTS["ex-time"],
+        notes=(
+            "ex-time-answer: PermissionError",
+            "ex-time-check: NameError: name 'next_lidar' is not defined",
+        ),
+    ),
     # Hostile code that the sandbox contains: each is graded in full, and harms no one.
     Case("mara", "en", _hostile(_GRADEBOOK), MAX_SCORE),
     Case("noah", "en", _hostile(_READER), MAX_SCORE),

@@ -36,6 +36,7 @@ _REAL_MODULES = {
     "reverb_utils": "tf_agents.replay_buffers.reverb_utils",
 }
 
+
 @functools.cache
 def reverb_available() -> bool:
     """True when dm-reverb can be imported here (looked up once, without importing it)."""

@@ -5,10 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from course_helpers.i18n import gettext as _
-from course_helpers.selfcheck.feedback import Feedback, graded, one_number, whole_number
+from course_helpers.selfcheck.feedback import (
+    Feedback,
+    all_numbers,
+    graded,
+    one_number,
+    whole_number,
+)
 
-__all__ = ["average_return_function", "n_step_num_steps", "q_network_parameters",
-           "q_values_before_termination", "td_loss", "td_targets"]
+__all__ = [
+    "average_return_function",
+    "n_step_num_steps",
+    "q_network_parameters",
+    "q_values_before_termination",
+    "td_loss",
+    "td_targets",
+]
 
 
 def _episode_returns(environment: Any, policy: Any, num_episodes: int) -> list[tuple[float, float]]:
@@ -41,8 +53,9 @@ class _CountingResets:
 
 
 @graded
-def average_return_function(function: Any, environment: Any, policy: Any, num_episodes: int,
-                            seed: int = 1) -> Feedback:
+def average_return_function(
+    function: Any, environment: Any, policy: Any, num_episodes: int, seed: int = 1
+) -> Feedback:
     """Lesson 02: ``function(environment, policy, num_episodes)`` must average the returns.
 
     Both the learner's function and the reference play from the same seed, so they see
@@ -55,8 +68,12 @@ def average_return_function(function: Any, environment: Any, policy: Any, num_ep
     try:
         answer = function(counted, policy, num_episodes)
     except Exception as error:  # the learner's code: any error is feedback, not a crash
-        return Feedback(False, _("Not yet: your function raised {error}.").format(
-            error=f"{type(error).__name__}: {error}"))
+        return Feedback(
+            False,
+            _("Not yet: your function raised {error}.").format(
+                error=f"{type(error).__name__}: {error}"
+            ),
+        )
     try:  # one number: a float, a NumPy scalar or a scalar tensor
         answer = None if answer is None else float(np.asarray(answer, dtype=float).reshape(()))
     except (TypeError, ValueError):
@@ -73,27 +90,44 @@ def average_return_function(function: Any, environment: Any, policy: Any, num_ep
     # A trained policy may score the same in every episode (200 on CartPole); then only
     # the number of resets shows whether the function played num_episodes episodes.
     if counted.resets < num_episodes:
-        hint = (_("this is the first episode's return only; play num_episodes episodes, each "
-                  "starting with reset().") if counted.resets <= 1 else
-                _("your function called reset() {resets} times for {episodes} episodes; play "
-                  "num_episodes episodes, each starting with reset().").format(
-                    resets=counted.resets, episodes=num_episodes))
+        hint = (
+            _(
+                "this is the first episode's return only; play num_episodes episodes, each "
+                "starting with reset()."
+            )
+            if counted.resets <= 1
+            else _(
+                "your function called reset() {resets} times for {episodes} episodes; play "
+                "num_episodes episodes, each starting with reset()."
+            ).format(resets=counted.resets, episodes=num_episodes)
+        )
         return Feedback(False, _("Not yet: {hint}").format(hint=hint))
     if close(float(np.mean(returns))):
-        return Feedback(True, _("Right: your loop gives the same average return as "
-                                "course.average_return, over the same episodes."))
+        return Feedback(
+            True,
+            _(
+                "Right: your loop gives the same average return as "
+                "course.average_return, over the same episodes."
+            ),
+        )
     if close(float(np.sum(returns))) and num_episodes > 1:
         hint = _("this is the total over all episodes; divide by the number of episodes.")
     elif close(float(np.mean([total - last for total, last in episodes]))):
-        hint = _("every episode misses its last reward: add the reward of each step, the "
-                 "last one included, then stop when the time step is the last.")
+        hint = _(
+            "every episode misses its last reward: add the reward of each step, the "
+            "last one included, then stop when the time step is the last."
+        )
     elif close(returns[0]) and num_episodes > 1:
-        hint = _("this is the first episode's return only; play num_episodes episodes, each "
-                 "starting with reset().")
+        hint = _(
+            "this is the first episode's return only; play num_episodes episodes, each "
+            "starting with reset()."
+        )
     else:
-        hint = _("this is not the average, over num_episodes episodes, of each episode's "
-                 "summed rewards. Check that each episode starts with reset() and ends when "
-                 "is_last() is true.")
+        hint = _(
+            "this is not the average, over num_episodes episodes, of each episode's "
+            "summed rewards. Check that each episode starts with reset() and ends when "
+            "is_last() is true."
+        )
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
@@ -105,25 +139,37 @@ def n_step_num_steps(answer: Any, n_step_update: int) -> Feedback:
         return Feedback(False, _("Not yet: write a whole number of steps."))
     needed = n_step_update + 1  # DqnAgent.train_sequence_length; tested against TF-Agents
     if answer == needed:
-        return Feedback(True, _("Right: the first step, and every step up to the one whose "
-                                "observation the update looks at."))
+        return Feedback(
+            True,
+            _(
+                "Right: the first step, and every step up to the one whose "
+                "observation the update looks at."
+            ),
+        )
     if answer == 2:
         hint = _("2 is what a one-step update needs; this update looks further ahead.")
     elif answer == n_step_update:
-        hint = _("with that many steps, the last one is one step short of the observation the "
-                 "update needs.")
+        hint = _(
+            "with that many steps, the last one is one step short of the observation the "
+            "update needs."
+        )
     elif answer > needed:
-        hint = _("that is more than the update reads. Count the first step, then the steps up "
-                 "to the observation it looks at.")
+        hint = _(
+            "that is more than the update reads. Count the first step, then the steps up "
+            "to the observation it looks at."
+        )
     else:
-        hint = _("the update reads the rewards of the next steps and one observation after "
-                 "them; count the steps from the first to that observation.")
+        hint = _(
+            "the update reads the rewards of the next steps and one observation after "
+            "them; count the steps from the first to that observation."
+        )
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
 @graded
-def q_network_parameters(answer: Any, observation_size: int, fc_layer_params: tuple[int, ...],
-                         num_actions: int) -> Feedback:
+def q_network_parameters(
+    answer: Any, observation_size: int, fc_layer_params: tuple[int, ...], num_actions: int
+) -> Feedback:
     """Lesson 02: the number of weights and biases of a dense Q-network."""
     answer = whole_number(answer)
     if answer is None:
@@ -132,18 +178,19 @@ def q_network_parameters(answer: Any, observation_size: int, fc_layer_params: tu
     layers = list(zip(sizes, sizes[1:]))
     total = sum(inputs * units + units for inputs, units in layers)
     if answer == total:
-        return Feedback(True, _("Right: every dense layer has inputs × units weights and one "
-                                "bias per unit."))
+        return Feedback(
+            True, _("Right: every dense layer has inputs × units weights and one bias per unit.")
+        )
     if answer == sum(inputs * units for inputs, units in layers):
         hint = _("you counted the weights; every unit also has a bias.")
     elif answer == sum(inputs * units + units for inputs, units in layers[:-1]):
         hint = _("add the output layer: it computes one Q-value per action.")
     else:
-        hint = _("count layer by layer, from the observation to the Q-values: each layer has "
-                 "inputs × units weights and one bias per unit.")
+        hint = _(
+            "count layer by layer, from the observation to the Q-values: each layer has "
+            "inputs × units weights and one bias per unit."
+        )
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
-
-
 
 
 def _near(answer: float, value: float) -> bool:
@@ -169,7 +216,9 @@ def _td_loss_parts(agent: Any, experience: Any) -> dict[str, Any]:
         reward=agent._reward_scale_factor * next_time_steps.reward,
         discount=next_time_steps.discount,
         gamma=agent._gamma,
-        valid=tf.cast(~time_steps.is_last(), tf.float32),  # DqnAgent skips pairs that start at an end
+        valid=tf.cast(
+            ~time_steps.is_last(), tf.float32
+        ),  # DqnAgent skips pairs that start at an end
     )
 
 
@@ -187,16 +236,24 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
     import numpy as np
 
     if answer is Ellipsis:
-        return Feedback(False, _("Not yet: replace each ... with your computation, then run the "
-                                 "cell again."))
+        return Feedback(
+            False, _("Not yet: replace each ... with your computation, then run the cell again.")
+        )
     try:
-        reference = float(agent.loss(experience, gamma=agent._gamma,
-                                     reward_scale_factor=agent._reward_scale_factor).loss)
+        reference = float(
+            agent.loss(
+                experience, gamma=agent._gamma, reward_scale_factor=agent._reward_scale_factor
+            ).loss
+        )
         parts = _td_loss_parts(agent, experience)
     except (AttributeError, TypeError, ValueError) as error:
-        return Feedback(False, _("Not yet: the check needs the lesson's DqnAgent and a batch "
-                                 "sampled from its dataset ({error}).").format(
-            error=f"{type(error).__name__}: {error}"))
+        return Feedback(
+            False,
+            _(
+                "Not yet: the check needs the lesson's DqnAgent and a batch "
+                "sampled from its dataset ({error})."
+            ).format(error=f"{type(error).__name__}: {error}"),
+        )
     p = {name: value.numpy() if hasattr(value, "numpy") else value for name, value in parts.items()}
     gamma, discount, reward, valid = p["gamma"], p["discount"], p["reward"], p["valid"]
 
@@ -213,70 +270,139 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
         per_pair = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
         per_pair = None
-    if per_pair is not None and per_pair.shape == errors.shape and np.allclose(
-            per_pair, errors**2, rtol=1e-4, atol=1e-6):
-        return Feedback(False, _("Not yet: you have one squared error per pair; the loss is their "
-                                 "mean over the batch, one number."))
+    if (
+        per_pair is not None
+        and per_pair.shape == errors.shape
+        and np.allclose(per_pair, errors**2, rtol=1e-4, atol=1e-6)
+    ):
+        return Feedback(
+            False,
+            _(
+                "Not yet: you have one squared error per pair; the loss is their "
+                "mean over the batch, one number."
+            ),
+        )
     value = one_number(answer)
     if value is None:
-        return Feedback(False, _("Not yet: my_td_loss should be one number, the mean over the "
-                                 "batch of the squared TD errors."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: my_td_loss should be one number, the mean over the "
+                "batch of the squared TD errors."
+            ),
+        )
 
     online_network = mean((target(p["next_online"]) - p["q_taken"]) ** 2)
     # (value the mistake gives, hint), most telling first; a mistake that gives the right
     # number on this batch is skipped, since it cannot be told apart here.
     mistakes = [
-        (mean((target(p["next_target"], d=1.0) - p["q_taken"]) ** 2),
-         _("your target bootstraps through the ends of episodes. Multiply the next value by "
-           "the discount d: it is 0 where the pole fell, and nothing follows.")),
-        (mean((y - p["q_values"].max(axis=-1)) ** 2),
-         _("you compared y with the largest Q-value of s. The loss uses Q(s, a), the value of "
-           "the action the agent really took: tf.gather(q_values, a, batch_dims=1).")),
-        (mean((target(p["this_target"]) - p["q_taken"]) ** 2),
-         _("your target looks at s. It bootstraps from the next observation, s′: "
-           "next_time_steps.observation.")),
-        (online_network,
-         _("your target comes from the Q-network. DQN computes it with the target network, "
-           "agent._target_q_network.")),
-        (mean((target(p["next_target"], sign=-1.0) - p["q_taken"]) ** 2),
-         _("check the sign in the target: the value of s′ is added to the reward.")),
-        (mean((target(p["next_target"], r=0.0) - p["q_taken"]) ** 2),
-         _("your target leaves out the reward: y starts with r.")),
-        (float(np.sum(valid * errors**2)),
-         _("this is the sum over the batch; the loss is the mean.")),
+        (
+            mean((target(p["next_target"], d=1.0) - p["q_taken"]) ** 2),
+            _(
+                "your target bootstraps through the ends of episodes. Multiply the next value by "
+                "the discount d: it is 0 where the pole fell, and nothing follows."
+            ),
+        ),
+        (
+            mean((y - p["q_values"].max(axis=-1)) ** 2),
+            _(
+                "you compared y with the largest Q-value of s. The loss uses Q(s, a), the value of "
+                "the action the agent really took: tf.gather(q_values, a, batch_dims=1)."
+            ),
+        ),
+        (
+            mean((target(p["this_target"]) - p["q_taken"]) ** 2),
+            _(
+                "your target looks at s. It bootstraps from the next observation, s′: "
+                "next_time_steps.observation."
+            ),
+        ),
+        (
+            online_network,
+            _(
+                "your target comes from the Q-network. DQN computes it with the target network, "
+                "agent._target_q_network."
+            ),
+        ),
+        (
+            mean((target(p["next_target"], sign=-1.0) - p["q_taken"]) ** 2),
+            _("check the sign in the target: the value of s′ is added to the reward."),
+        ),
+        (
+            mean((target(p["next_target"], r=0.0) - p["q_taken"]) ** 2),
+            _("your target leaves out the reward: y starts with r."),
+        ),
+        (
+            float(np.sum(valid * errors**2)),
+            _("this is the sum over the batch; the loss is the mean."),
+        ),
         (mean(np.abs(errors)), _("square each TD error; this is the mean of their sizes.")),
-        (mean(errors), _("square each TD error before taking the mean; otherwise positive and "
-                         "negative errors cancel.")),
-        (mean(-errors), _("square each TD error before taking the mean; otherwise positive and "
-                          "negative errors cancel.")),
-        (0.5 * mean(errors**2),
-         _("this is half the squared error. common.element_wise_squared_loss, the agent's "
-           "td_errors_loss_fn, has no factor 1/2.")),
-        (mean(huber),
-         _("this is the Huber loss, DqnAgent's default. The agent cell chose "
-           "common.element_wise_squared_loss: the plain square.")),
-        (float(np.sqrt(mean(errors**2))),
-         _("this is the square root of the loss; leave the mean of the squares as it is.")),
+        (
+            mean(errors),
+            _(
+                "square each TD error before taking the mean; otherwise positive and "
+                "negative errors cancel."
+            ),
+        ),
+        (
+            mean(-errors),
+            _(
+                "square each TD error before taking the mean; otherwise positive and "
+                "negative errors cancel."
+            ),
+        ),
+        (
+            0.5 * mean(errors**2),
+            _(
+                "this is half the squared error. common.element_wise_squared_loss, the agent's "
+                "td_errors_loss_fn, has no factor 1/2."
+            ),
+        ),
+        (
+            mean(huber),
+            _(
+                "this is the Huber loss, DqnAgent's default. The agent cell chose "
+                "common.element_wise_squared_loss: the plain square."
+            ),
+        ),
+        (
+            float(np.sqrt(mean(errors**2))),
+            _("this is the square root of the loss; leave the mean of the squares as it is."),
+        ),
     ]
     if _near(value, reference):
         notes = []
         if np.all(discount != 0.0):
-            notes.append(_("This batch holds no episode end (every d is 1), so it cannot show "
-                           "whether your target multiplies by d; draw another batch to test that."))
+            notes.append(
+                _(
+                    "This batch holds no episode end (every d is 1), so it cannot show "
+                    "whether your target multiplies by d; draw another batch to test that."
+                )
+            )
         if _near(online_network, reference):
-            notes.append(_("Here the target network equals the Q-network (target_update_period=1), "
-                           "so the numbers cannot tell which one you used; DQN's target uses "
-                           "agent._target_q_network."))
-        message = _("Right: your loss is the one DqnAgent computes for this batch, "
-                    "agent.loss(experience).")
+            notes.append(
+                _(
+                    "Here the target network equals the Q-network (target_update_period=1), "
+                    "so the numbers cannot tell which one you used; DQN's target uses "
+                    "agent._target_q_network."
+                )
+            )
+        message = _(
+            "Right: your loss is the one DqnAgent computes for this batch, agent.loss(experience)."
+        )
         return Feedback(True, " ".join([message, *notes]))
     for wrong, hint in mistakes:
         if not _near(wrong, reference) and _near(value, wrong):
             return Feedback(False, _("Not yet: {hint}").format(hint=hint))
-    return Feedback(False, _("Not yet: this is not the mean over the batch of (y − Q(s, a))². "
-                             "Check each line: Q(s, a) at the action taken; y = r + γ·d·max over "
-                             "the target network's Q-values of s′; then the mean of the squared "
-                             "differences. If the agent trained after your cell ran, run it again."))
+    return Feedback(
+        False,
+        _(
+            "Not yet: this is not the mean over the batch of (y − Q(s, a))². "
+            "Check each line: Q(s, a) at the action taken; y = r + γ·d·max over "
+            "the target network's Q-values of s′; then the mean of the squared "
+            "differences. If the agent trained after your cell ran, run it again."
+        ),
+    )
 
 
 def _next_values(next_q_values: Any) -> Any:
@@ -286,8 +412,9 @@ def _next_values(next_q_values: Any) -> Any:
 
 
 @graded
-def td_targets(terminal_target: Any, truncated_target: Any, *, reward: float, gamma: float,
-               next_q_values: Any) -> Feedback:
+def td_targets(
+    terminal_target: Any, truncated_target: Any, *, reward: float, gamma: float, next_q_values: Any
+) -> Feedback:
     """Lesson 02: DQN's target for a step that terminates and for one a time limit truncates.
 
     Both steps give ``reward`` and lead to an observation whose target-network Q-values are
@@ -298,38 +425,60 @@ def td_targets(terminal_target: Any, truncated_target: Any, *, reward: float, ga
     from tf_agents.agents.dqn import dqn_agent
     from tf_agents.trajectories import time_step as ts
 
-    answers = {"terminal": one_number(terminal_target), "truncated": one_number(truncated_target)}
-    if None in answers.values():
+    answers = all_numbers({"terminal": terminal_target, "truncated": truncated_target})
+    if answers is None:
         return Feedback(False, _("Not yet: give each target as one number."))
     q = _next_values(next_q_values)
     observation = np.zeros([1], np.float32)
-    discounts = {"terminal": float(ts.termination(observation, reward).discount),
-                 "truncated": float(ts.truncation(observation, reward).discount)}
-    right = {kind: float(dqn_agent.compute_td_targets(q.max(), reward, gamma * d))
-             for kind, d in discounts.items()}
+    discounts = {
+        "terminal": float(ts.termination(observation, reward).discount),
+        "truncated": float(ts.truncation(observation, reward).discount),
+    }
+    right = {
+        kind: float(dqn_agent.compute_td_targets(q.max(), reward, gamma * d))
+        for kind, d in discounts.items()
+    }
     if all(_near(answers[kind], right[kind]) for kind in right):
-        return Feedback(True, _("Right: where the pole fell, d = 0 and the target is the reward "
-                                "alone; at a time limit, d stays 1 and the target still counts "
-                                "the value of s′."))
+        return Feedback(
+            True,
+            _(
+                "Right: where the pole fell, d = 0 and the target is the reward "
+                "alone; at a time limit, d stays 1 and the target still counts "
+                "the value of s′."
+            ),
+        )
     bootstrapped, cut = reward + gamma * q.max(), float(reward)
     if _near(answers["terminal"], bootstrapped) and _near(answers["truncated"], cut):
-        return Feedback(False, _("Not yet: you swapped the two. A termination stops the future "
-                                 "(d = 0); a truncation only stops the clock (d = 1)."))
-    for kind, where in (("terminal", _("the terminal step")),
-                        ("truncated", _("the truncated step"))):
+        return Feedback(
+            False,
+            _(
+                "Not yet: you swapped the two. A termination stops the future "
+                "(d = 0); a truncation only stops the clock (d = 1)."
+            ),
+        )
+    for kind, where in (
+        ("terminal", _("the terminal step")),
+        ("truncated", _("the truncated step")),
+    ):
         value = answers[kind]
         if _near(value, right[kind]):
             continue
         if kind == "terminal" and _near(value, bootstrapped):
-            hint = _("you bootstrapped through a termination. Once the pole has fallen nothing "
-                     "follows: d = 0, so the target is the reward alone.")
+            hint = _(
+                "you bootstrapped through a termination. Once the pole has fallen nothing "
+                "follows: d = 0, so the target is the reward alone."
+            )
         elif kind == "truncated" and _near(value, cut):
-            hint = _("you cut a truncated episode short. The time limit stopped the clock, not "
-                     "the task: TF-Agents' TimeLimit keeps d = 1, so the target still counts the "
-                     "value of s′.")
+            hint = _(
+                "you cut a truncated episode short. The time limit stopped the clock, not "
+                "the task: TF-Agents' TimeLimit keeps d = 1, so the target still counts the "
+                "value of s′."
+            )
         elif any(_near(value, reward + gamma * other) for other in (q.mean(), q.sum(), q.min())):
-            hint = _("take the max of the next Q-values, not their mean, sum or minimum: the "
-                     "target assumes the best action from s′ on.")
+            hint = _(
+                "take the max of the next Q-values, not their mean, sum or minimum: the "
+                "target assumes the best action from s′ on."
+            )
         elif _near(value, reward + q.max()):
             hint = _("multiply the value of s′ by γ, the agent's gamma.")
         elif _near(value, gamma * q.max()):
@@ -341,8 +490,9 @@ def td_targets(terminal_target: Any, truncated_target: Any, *, reward: float, ga
 
 
 @graded
-def q_values_before_termination(answer_gamma_1: Any, answer_gamma: Any, *, steps_left: int,
-                                gamma: float) -> Feedback:
+def q_values_before_termination(
+    answer_gamma_1: Any, answer_gamma: Any, *, steps_left: int, gamma: float
+) -> Feedback:
     """Lesson 02: the true Q-value of a step ``steps_left`` rewards of 1 before a termination.
 
     With γ = 1 and with ``gamma``. The reference is the fixed point of DQN's target: starting
@@ -352,26 +502,39 @@ def q_values_before_termination(answer_gamma_1: Any, answer_gamma: Any, *, steps
     import numpy as np
     from tf_agents.agents.dqn import dqn_agent
 
-    answers = {1.0: one_number(answer_gamma_1), float(gamma): one_number(answer_gamma)}
-    if None in answers.values():
+    answers = all_numbers({1.0: answer_gamma_1, float(gamma): answer_gamma})
+    if answers is None:
         return Feedback(False, _("Not yet: give each Q-value as one number."))
 
     def fixed_point(g: float, rewards: int) -> float:
         value = 0.0  # what follows the last reward: nothing, its discount is 0
         for step in range(rewards):
             discount = 0.0 if step == 0 else 1.0
-            value = float(dqn_agent.compute_td_targets(np.float32(value), np.float32(1.0),
-                                                       np.float32(g * discount)))
+            value = float(
+                dqn_agent.compute_td_targets(
+                    np.float32(value), np.float32(1.0), np.float32(g * discount)
+                )
+            )
         return value
 
     right = {g: fixed_point(g, steps_left) for g in answers}
     if all(_near(answers[g], right[g]) for g in answers):
-        return Feedback(True, _("Right: with γ = 1 the Q-value counts the rewards still to come; "
-                                "with γ < 1 each later reward counts γ times less, so the same "
-                                "episode is worth less."))
+        return Feedback(
+            True,
+            _(
+                "Right: with γ = 1 the Q-value counts the rewards still to come; "
+                "with γ < 1 each later reward counts γ times less, so the same "
+                "episode is worth less."
+            ),
+        )
     if _near(answers[1.0], right[gamma]) and _near(answers[gamma], right[1.0]):
-        return Feedback(False, _("Not yet: you swapped the two. With γ = 1 no reward is "
-                                 "discounted, so that value is the larger one."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: you swapped the two. With γ = 1 no reward is "
+                "discounted, so that value is the larger one."
+            ),
+        )
     for g, where in ((1.0, _("with γ = 1")), (float(gamma), _("with γ < 1"))):
         value = answers[g]
         if _near(value, right[g]):
@@ -380,21 +543,30 @@ def q_values_before_termination(answer_gamma_1: Any, answer_gamma: Any, *, steps
         if any(_near(value, fixed_point(g, n)) for n in (steps_left - 1, steps_left + 1)):
             hint = _("off by one: count the rewards still to come, this step's included.")
         elif g != 1.0 and _near(value, float(np.sum(g * powers))):
-            hint = _("the first reward, this step's own, is not discounted: its weight is "
-                     "γ⁰ = 1.")
+            hint = _("the first reward, this step's own, is not discounted: its weight is γ⁰ = 1.")
         elif g != 1.0 and _near(value, 1.0 / (1.0 - g)):
-            hint = _("1 / (1 − γ) is the value of an episode that never ends. This one ends, and "
-                     "the discount 0 at its end cuts the sum.")
-        elif g != 1.0 and any(_near(value, steps_left * g**n) for n in (1, steps_left - 1,
-                                                                        steps_left)):
-            hint = _("each reward has its own discount, γ to the power of its delay: add them "
-                     "one by one rather than discounting the total once.")
+            hint = _(
+                "1 / (1 − γ) is the value of an episode that never ends. This one ends, and "
+                "the discount 0 at its end cuts the sum."
+            )
+        elif g != 1.0 and any(
+            _near(value, steps_left * g**n) for n in (1, steps_left - 1, steps_left)
+        ):
+            hint = _(
+                "each reward has its own discount, γ to the power of its delay: add them "
+                "one by one rather than discounting the total once."
+            )
         elif g != 1.0 and _near(value, float(steps_left)):
-            hint = _("this is the value without discounting; with γ < 1 each later reward "
-                     "counts γ times less.")
+            hint = _(
+                "this is the value without discounting; with γ < 1 each later reward "
+                "counts γ times less."
+            )
         else:
-            hint = _("apply y = r + γ·d·(value of the next step) from the last step back: the "
-                     "last step has d = 0.")
+            hint = _(
+                "apply y = r + γ·d·(value of the next step) from the last step back: the "
+                "last step has d = 0."
+            )
         return Feedback(False, _("Not yet, {case}: {hint}").format(case=where, hint=hint))
-    return Feedback(False, _("Not yet: apply y = r + γ·d·(value of the next step) from the last "
-                             "step back."))
+    return Feedback(
+        False, _("Not yet: apply y = r + γ·d·(value of the next step) from the last step back.")
+    )

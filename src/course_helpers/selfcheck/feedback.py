@@ -5,9 +5,11 @@ from __future__ import annotations
 import functools
 import html
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+Key = TypeVar("Key")
 
 
 @dataclass(frozen=True)
@@ -28,18 +30,22 @@ class Feedback:
 
     def _repr_html_(self) -> str:
         colour = "#1b7f3b" if self.passed else "#b3261e"
-        return (f'<div role="status" style="border-left: 4px solid {colour}; '
-                f'padding: 0.3em 0.8em">{html.escape(str(self))}</div>')
+        return (
+            f'<div role="status" style="border-left: 4px solid {colour}; '
+            f'padding: 0.3em 0.8em">{html.escape(str(self))}</div>'
+        )
 
 
 def graded(check: Callable[..., Feedback]) -> Callable[..., Feedback]:
     """Make ``check`` fail its cell, with the hint, while nbgrader runs the notebook."""
+
     @functools.wraps(check)
     def run(*args: Any, **kwargs: Any) -> Feedback:
         feedback = check(*args, **kwargs)
         if not feedback and os.environ.get("NBGRADER_EXECUTION") in ("validate", "autograde"):
             raise AssertionError(str(feedback))
         return feedback
+
     return run
 
 
@@ -83,3 +89,18 @@ def whole_number(answer: Any) -> int | None:
     """
     value = one_number(answer)
     return int(value) if value is not None and value.is_integer() else None
+
+
+def all_numbers(answers: Mapping[Key, Any]) -> dict[Key, float] | None:
+    """Every answer as a float (see :func:`one_number`), or None if any one is not a number.
+
+    >>> all_numbers({"step": 2, "fall": 0.5}), all_numbers({"step": 2, "fall": ...})
+    ({'step': 2.0, 'fall': 0.5}, None)
+    """
+    found: dict[Key, float] = {}
+    for key, answer in answers.items():
+        value = one_number(answer)
+        if value is None:
+            return None
+        found[key] = value
+    return found

@@ -7,16 +7,34 @@ from typing import Any
 
 from course_helpers.i18n import gettext as _
 from course_helpers.selfcheck.feedback import (
-    Feedback, close, graded, one_number, shape_of, whole_number,
+    Feedback,
+    close,
+    graded,
+    one_number,
+    shape_of,
+    whole_number,
 )
 
-__all__ = ["dataset_shapes", "replay_buffer", "image_buffer", "second_steps", "fifo_survivors",
-           "n_step_targets", "eviction_arithmetic"]
+__all__ = [
+    "dataset_shapes",
+    "replay_buffer",
+    "image_buffer",
+    "second_steps",
+    "fifo_survivors",
+    "n_step_targets",
+    "eviction_arithmetic",
+]
 
 
 @graded
-def dataset_shapes(predicted: Mapping[str, Any], data_spec: Any, *, sample_batch_size: int,
-                   num_steps: int, buffer_batch_size: int | None = None) -> Feedback:
+def dataset_shapes(
+    predicted: Mapping[str, Any],
+    data_spec: Any,
+    *,
+    sample_batch_size: int,
+    num_steps: int,
+    buffer_batch_size: int | None = None,
+) -> Feedback:
     """Check predicted shapes of what ``as_dataset(sample_batch_size, num_steps)`` yields.
 
     ``predicted`` maps each named spec in ``data_spec`` (``tf.TensorSpec(..., name=...)``)
@@ -28,47 +46,78 @@ def dataset_shapes(predicted: Mapping[str, Any], data_spec: Any, *, sample_batch
     specs = {spec.name: tuple(spec.shape) for spec in tf.nest.flatten(data_spec)}
     missing = [name for name in specs if name not in predicted]
     if missing:
-        return Feedback(False, _("Give a shape for every part of the item: {names} "
-                                 "(missing: {missing}).").format(
-            names=", ".join(specs), missing=", ".join(missing)))
+        return Feedback(
+            False,
+            _("Give a shape for every part of the item: {names} (missing: {missing}).").format(
+                names=", ".join(specs), missing=", ".join(missing)
+            ),
+        )
     for name, item in specs.items():
         shape = shape_of(predicted[name])
         if shape is None:
-            return Feedback(False, _("Write each shape as a tuple of whole numbers, such as "
-                                     "(2, 4); {name} is {value!r}.").format(
-                name=name, value=predicted[name]))
+            return Feedback(
+                False,
+                _(
+                    "Write each shape as a tuple of whole numbers, such as "
+                    "(2, 4); {name} is {value!r}."
+                ).format(name=name, value=predicted[name]),
+            )
         expected = (sample_batch_size, num_steps, *item)
         if shape == expected:
             continue
         if shape == (num_steps, sample_batch_size, *item):
-            hint = _("your {name} shape puts time first; as_dataset puts the batch first, "
-                     "then time, then the item's own shape.")
+            hint = _(
+                "your {name} shape puts time first; as_dataset puts the batch first, "
+                "then time, then the item's own shape."
+            )
         elif shape == (sample_batch_size, *item):
-            hint = _("your {name} shape has no time axis: num_steps adds one, right after "
-                     "the batch axis.")
+            hint = _(
+                "your {name} shape has no time axis: num_steps adds one, right after "
+                "the batch axis."
+            )
         elif shape == (num_steps, *item):
-            hint = _("your {name} shape has no batch axis: sample_batch_size adds the first "
-                     "axis.")
-        elif buffer_batch_size is not None and buffer_batch_size in shape[:2] \
-                and buffer_batch_size != sample_batch_size:
-            hint = _("your {name} shape uses the buffer's batch_size ({size}). That counts "
-                     "the buffer's segments; a sample's batch axis comes from "
-                     "sample_batch_size.")
+            hint = _("your {name} shape has no batch axis: sample_batch_size adds the first axis.")
+        elif (
+            buffer_batch_size is not None
+            and buffer_batch_size in shape[:2]
+            and buffer_batch_size != sample_batch_size
+        ):
+            hint = _(
+                "your {name} shape uses the buffer's batch_size ({size}). That counts "
+                "the buffer's segments; a sample's batch axis comes from "
+                "sample_batch_size."
+            )
         elif shape[:2] == (sample_batch_size, num_steps):
-            hint = _("the first two axes of {name} are right; after them comes the item's "
-                     "own shape, as its spec in data_spec gives it.")
+            hint = _(
+                "the first two axes of {name} are right; after them comes the item's "
+                "own shape, as its spec in data_spec gives it."
+            )
         else:
-            hint = _("your {name} shape does not follow the order batch, time, item. "
-                     "Count which axis each argument adds.")
-        return Feedback(False, _("Not yet: {hint}").format(
-            hint=hint.format(name=name, size=buffer_batch_size)))
-    return Feedback(True, _("Right: every sample is [sample_batch_size, num_steps, ...item], "
-                            "batch first, then time."))
+            hint = _(
+                "your {name} shape does not follow the order batch, time, item. "
+                "Count which axis each argument adds."
+            )
+        return Feedback(
+            False, _("Not yet: {hint}").format(hint=hint.format(name=name, size=buffer_batch_size))
+        )
+    return Feedback(
+        True,
+        _(
+            "Right: every sample is [sample_batch_size, num_steps, ...item], "
+            "batch first, then time."
+        ),
+    )
 
 
 @graded
-def replay_buffer(buffer: Any, *, image: tuple[tuple[int, ...], Any], reward: tuple[tuple[int, ...], Any],
-                  environments: int, steps_per_environment: int) -> Feedback:
+def replay_buffer(
+    buffer: Any,
+    *,
+    image: tuple[tuple[int, ...], Any],
+    reward: tuple[tuple[int, ...], Any],
+    environments: int,
+    steps_per_environment: int,
+) -> Feedback:
     """Check a ``TFUniformReplayBuffer`` built for items ``{"image", "reward"}``.
 
     ``image`` and ``reward`` are the (shape, dtype) the exercise asks for; a grayscale
@@ -78,45 +127,85 @@ def replay_buffer(buffer: Any, *, image: tuple[tuple[int, ...], Any], reward: tu
     from tf_agents.replay_buffers import tf_uniform_replay_buffer
 
     if not isinstance(buffer, tf_uniform_replay_buffer.TFUniformReplayBuffer):
-        return Feedback(False, _("Not yet: this is not a TFUniformReplayBuffer. Create one from "
-                                 "a data_spec, a batch_size and a max_length."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: this is not a TFUniformReplayBuffer. Create one from "
+                "a data_spec, a batch_size and a max_length."
+            ),
+        )
     specs = {spec.name: spec for spec in tf.nest.flatten(buffer.data_spec)}
     if set(specs) != {"image", "reward"}:
-        return Feedback(False, _("Not yet: the data_spec should have two parts, named 'image' and "
-                                 "'reward' (the third argument of tf.TensorSpec); found {names}.")
-                        .format(names=sorted(str(name) for name in specs)))
+        return Feedback(
+            False,
+            _(
+                "Not yet: the data_spec should have two parts, named 'image' and "
+                "'reward' (the third argument of tf.TensorSpec); found {names}."
+            ).format(names=sorted(str(name) for name in specs)),
+        )
     image_shape, image_dtype = image
     reward_shape, reward_dtype = reward
     found = specs["image"]
     if tuple(found.shape) not in (tuple(image_shape), (*image_shape, 1)):
-        return Feedback(False, _("Not yet: one image is a single grayscale frame, so its spec "
-                                 "has the frame's height and width, and nothing for the batch "
-                                 "or for time: the buffer adds those."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: one image is a single grayscale frame, so its spec "
+                "has the frame's height and width, and nothing for the batch "
+                "or for time: the buffer adds those."
+            ),
+        )
     if found.dtype != image_dtype:
-        return Feedback(False, _("Not yet: the image is stored as {dtype}. Camera pixels are "
-                                 "whole numbers from 0 to 255; {expected} stores each in one "
-                                 "byte, {dtype} in more, for the same picture.").format(
-            dtype=found.dtype.name, expected=tf.as_dtype(image_dtype).name))
+        return Feedback(
+            False,
+            _(
+                "Not yet: the image is stored as {dtype}. Camera pixels are "
+                "whole numbers from 0 to 255; {expected} stores each in one "
+                "byte, {dtype} in more, for the same picture."
+            ).format(dtype=found.dtype.name, expected=tf.as_dtype(image_dtype).name),
+        )
     found = specs["reward"]
     if tuple(found.shape) != tuple(reward_shape) or found.dtype != reward_dtype:
-        return Feedback(False, _("Not yet: a reward is one number per step. Its spec is a scalar: "
-                                 "an empty shape, and a floating-point dtype."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: a reward is one number per step. Its spec is a scalar: "
+                "an empty shape, and a floating-point dtype."
+            ),
+        )
     batch_size, max_length = int(buffer._batch_size), int(buffer._max_length)
     if (batch_size, max_length) == (steps_per_environment, environments):
-        return Feedback(False, _("Not yet: batch_size and max_length are swapped. batch_size "
-                                 "counts the environments writing side by side; max_length, the "
-                                 "steps each of them keeps."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: batch_size and max_length are swapped. batch_size "
+                "counts the environments writing side by side; max_length, the "
+                "steps each of them keeps."
+            ),
+        )
     if batch_size != environments:
-        return Feedback(False, _("Not yet: batch_size is the number of environments that write "
-                                 "one step each in every add_batch call, not a training batch."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: batch_size is the number of environments that write "
+                "one step each in every add_batch call, not a training batch."
+            ),
+        )
     if max_length == environments * steps_per_environment:
-        return Feedback(False, _("Not yet: max_length counts the steps kept for one environment "
-                                 "(one segment), not for all of them together."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: max_length counts the steps kept for one environment "
+                "(one segment), not for all of them together."
+            ),
+        )
     if max_length != steps_per_environment:
-        return Feedback(False, _("Not yet: max_length is how many steps each environment's "
-                                 "segment keeps."))
-    return Feedback(True, _("Right: it holds batch_size × max_length items, one segment per "
-                            "environment."))
+        return Feedback(
+            False, _("Not yet: max_length is how many steps each environment's segment keeps.")
+        )
+    return Feedback(
+        True, _("Right: it holds batch_size × max_length items, one segment per environment.")
+    )
 
 
 @graded
@@ -126,8 +215,13 @@ def image_buffer(buffer: Any) -> Feedback:
     the dtype away."""
     import tensorflow as tf
 
-    return replay_buffer(buffer, image=((84, 84), tf.uint8), reward=((), tf.float32),
-                         environments=4, steps_per_environment=1_000)
+    return replay_buffer(
+        buffer,
+        image=((84, 84), tf.uint8),
+        reward=((), tf.float32),
+        environments=4,
+        steps_per_environment=1_000,
+    )
 
 
 @graded
@@ -145,18 +239,30 @@ def second_steps(answer: Any, sequences: Any) -> Feedback:
     except (TypeError, ValueError):
         answer = None
     if answer is None or answer.dtype == object:
-        return Feedback(False, _("Not yet: the answer should be a tensor cut out of the sampled "
-                                 "sequences, using indexing."))
+        return Feedback(
+            False,
+            _(
+                "Not yet: the answer should be a tensor cut out of the sampled "
+                "sequences, using indexing."
+            ),
+        )
 
     def same(candidate: Any) -> bool:
         return answer.shape == candidate.shape and bool(np.array_equal(answer, candidate))
 
     if same(sequences[:, 1]):
-        return Feedback(True, _("Right: the second axis is time, so fixing it at 1 keeps the "
-                                "second step of every sequence in the batch."))
+        return Feedback(
+            True,
+            _(
+                "Right: the second axis is time, so fixing it at 1 keeps the "
+                "second step of every sequence in the batch."
+            ),
+        )
     if same(sequences[1]):
-        hint = _("this is the second sequence of the batch, all its steps. The first axis is "
-                 "the batch; time is the second.")
+        hint = _(
+            "this is the second sequence of the batch, all its steps. The first axis is "
+            "the batch; time is the second."
+        )
     elif same(sequences[:, 0]):
         hint = _("this is the first step of every sequence; steps are counted from 0.")
     elif same(sequences[:, -1]) or same(sequences[-1]):
@@ -164,8 +270,10 @@ def second_steps(answer: Any, sequences: Any) -> Feedback:
     elif answer.shape == sequences.shape:
         hint = _("this is every step of every sequence; keep only one step per sequence.")
     else:
-        hint = _("the answer should hold one step for each sequence in the batch. Index the "
-                 "time axis, the second one.")
+        hint = _(
+            "the answer should hold one step for each sequence in the batch. Index the "
+            "time axis, the second one."
+        )
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
@@ -178,8 +286,11 @@ def _numbers(answer: Any) -> set[float] | None:
     if isinstance(answer, (str, bytes, Mapping)) or answer is Ellipsis:
         return None
     try:
-        items = list(np.asarray(answer, dtype=object).reshape(-1)) \
-            if hasattr(answer, "shape") else list(answer)
+        items = (
+            list(np.asarray(answer, dtype=object).reshape(-1))
+            if hasattr(answer, "shape")
+            else list(answer)
+        )
     except TypeError:
         return None
     values = set()
@@ -204,13 +315,21 @@ def fifo_survivors(can_be_sampled: Any, buffer: Any, written: Any) -> Feedback:
 
     answer = _numbers(can_be_sampled)
     if answer is None:
-        return Feedback(False, _("Not yet: write the items as a set of numbers, such as "
-                                 "{1, 2, 3}."))
-    stored = {float(tf.nest.flatten(item)[0].numpy())
-              for item, _info in buffer.as_dataset(single_deterministic_pass=True)}
+        return Feedback(
+            False, _("Not yet: write the items as a set of numbers, such as {1, 2, 3}.")
+        )
+    stored = {
+        float(tf.nest.flatten(item)[0].numpy())
+        for item, _info in buffer.as_dataset(single_deterministic_pass=True)
+    }
     if answer == stored:
-        return Feedback(True, _("Right: each segment keeps its newest max_length items, and a "
-                                "uniform sample can return any item of any segment."))
+        return Feedback(
+            True,
+            _(
+                "Right: each segment keeps its newest max_length items, and a "
+                "uniform sample can return any item of any segment."
+            ),
+        )
     written = np.asarray(written, dtype=float)
     length = int(buffer._max_length)
 
@@ -219,30 +338,41 @@ def fifo_survivors(can_be_sampled: Any, buffer: Any, written: Any) -> Feedback:
 
     segments = [kept(written[-length:, column]) for column in range(written.shape[1])]
     if not answer <= kept(written):
-        hint = _("some of these items were never written. Count the add_batch calls and what "
-                 "each of them wrote to each segment.")
+        hint = _(
+            "some of these items were never written. Count the add_batch calls and what "
+            "each of them wrote to each segment."
+        )
     elif answer == kept(written[:length]):
-        hint = _("these are the oldest items. FIFO evicts the oldest: first in, first out, so "
-                 "each new write replaces the item that has been there longest.")
+        hint = _(
+            "these are the oldest items. FIFO evicts the oldest: first in, first out, so "
+            "each new write replaces the item that has been there longest."
+        )
     elif answer == kept(written):
-        hint = _("nothing has been evicted here, but max_length caps each segment: once a "
-                 "segment is full, every add_batch call overwrites its oldest item.")
-    elif answer in (kept(written[-(length + 1):]), kept(written[-(length - 1):])):
-        hint = _("off by one: each segment keeps exactly max_length items, the newest ones. "
-                 "Count them again at both ends.")
+        hint = _(
+            "nothing has been evicted here, but max_length caps each segment: once a "
+            "segment is full, every add_batch call overwrites its oldest item."
+        )
+    elif answer in (kept(written[-(length + 1) :]), kept(written[-(length - 1) :])):
+        hint = _(
+            "off by one: each segment keeps exactly max_length items, the newest ones. "
+            "Count them again at both ends."
+        )
     elif any(answer == segment for segment in segments):
-        hint = _("these are the items of one segment only. A uniform sample draws from every "
-                 "segment, and each segment keeps its own newest max_length items.")
+        hint = _(
+            "these are the items of one segment only. A uniform sample draws from every "
+            "segment, and each segment keeps its own newest max_length items."
+        )
     elif answer < stored:
-        hint = _("every item in your set is still stored, but some stored items are missing from it.")
+        hint = _(
+            "every item in your set is still stored, but some stored items are missing from it."
+        )
     elif answer > stored:
         hint = _("some of these items have already been overwritten.")
     else:
-        hint = _("for each segment, keep its newest max_length items; a sample can return any "
-                 "of them.")
+        hint = _(
+            "for each segment, keep its newest max_length items; a sample can return any of them."
+        )
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
-
-
 
 
 def _n_step_target(rewards: Any, discounts: Any, gamma: float, bootstrap_value: float) -> float:
@@ -256,21 +386,33 @@ def _n_step_target(rewards: Any, discounts: Any, gamma: float, bootstrap_value: 
     reward = tf.constant([[*map(float, rewards), 0.0]], tf.float32)
     discount = tf.constant([[*map(float, discounts), 1.0]], tf.float32)
     steps = tf.zeros([1, n + 1], tf.int32)
-    sequence = trajectory.Trajectory(step_type=steps, observation=tf.zeros([1, n + 1]),
-                                     action=steps, policy_info=(), next_step_type=steps,
-                                     reward=reward, discount=discount)
+    sequence = trajectory.Trajectory(
+        step_type=steps,
+        observation=tf.zeros([1, n + 1]),
+        action=steps,
+        policy_info=(),
+        next_step_type=steps,
+        reward=reward,
+        discount=discount,
+    )
     transition = trajectory.to_n_step_transition(sequence, gamma=gamma)
     next_step = transition.next_time_step
     return float(next_step.reward[0] + gamma * next_step.discount[0] * bootstrap_value)
 
 
-def _n_step_variants(rewards: list[float], discounts: list[float], gamma: float,
-                     bootstrap: float) -> dict[str, float]:
+def _n_step_variants(
+    rewards: list[float], discounts: list[float], gamma: float, bootstrap: float
+) -> dict[str, float]:
     """What the usual mistakes give: the sum written out with one thing changed."""
     n = len(rewards)
 
-    def target(power: Any, cut_rewards: bool = True, cut_bootstrap: bool = True,
-               bootstrap_power: int | None = None, with_bootstrap: bool = True) -> float:
+    def target(
+        power: Any,
+        cut_rewards: bool = True,
+        cut_bootstrap: bool = True,
+        bootstrap_power: int | None = None,
+        with_bootstrap: bool = True,
+    ) -> float:
         total, alive = 0.0, 1.0
         for k, (reward, discount) in enumerate(zip(rewards, discounts)):
             total += power(k) * (alive if cut_rewards else 1.0) * reward
@@ -280,7 +422,7 @@ def _n_step_variants(rewards: list[float], discounts: list[float], gamma: float,
             total += power(exponent) * (alive if cut_bootstrap else 1.0) * bootstrap
         return total
 
-    powers = lambda k: gamma ** k  # noqa: E731
+    powers = lambda k: gamma**k  # noqa: E731
     return {
         "no gamma": target(lambda k: 1.0),
         "gamma once": target(lambda k: gamma if k else 1.0),
@@ -295,9 +437,14 @@ def _n_step_variants(rewards: list[float], discounts: list[float], gamma: float,
 
 
 @graded
-def n_step_targets(answers: Mapping[str, Any], *, rewards: Mapping[str, Any],
-                   discounts: Mapping[str, Any], gamma: float,
-                   bootstrap_value: float) -> Feedback:
+def n_step_targets(
+    answers: Mapping[str, Any],
+    *,
+    rewards: Mapping[str, Any],
+    discounts: Mapping[str, Any],
+    gamma: float,
+    bootstrap_value: float,
+) -> Feedback:
     """Check n-step targets computed by hand, one per named sequence.
 
     ``rewards[name]`` and ``discounts[name]`` are the ``reward`` and ``discount`` of the
@@ -305,60 +452,103 @@ def n_step_targets(answers: Mapping[str, Any], *, rewards: Mapping[str, Any],
     max_a Q(s_{t+n}, a). The reference is what DqnAgent computes from them.
     """
     if not isinstance(answers, Mapping):
-        return Feedback(False, _("Not yet: keep the dictionary, with one number for each "
-                                 "sequence: {names}.").format(names=", ".join(rewards)))
+        return Feedback(
+            False,
+            _("Not yet: keep the dictionary, with one number for each sequence: {names}.").format(
+                names=", ".join(rewards)
+            ),
+        )
     hints = {
-        "no gamma": _("the rewards and the bootstrap value are added without γ. Each step "
-                      "further away counts γ times less."),
-        "gamma once": _("γ multiplies once per step, so the k-th reward after the first is "
-                        "multiplied by γ to the power k, not by γ alone."),
-        "bootstrap after the end": _("the episode ends inside this sequence: its discount of "
-                                     "0 switches off everything after it, the bootstrap value "
-                                     "too. There is nothing left to estimate after a terminal "
-                                     "step."),
-        "rewards after the end": _("the rewards after the step whose discount is 0 belong to "
-                                   "another episode; the discount cuts them off."),
-        "no bootstrap": _("the bootstrap value is missing: after n rewards, the target network's "
-                          "estimate stands in for everything that follows."),
-        "powers": _("off by one in the powers of γ: the first reward is not discounted "
-                    "(γ to the power 0 is 1), the k-th after it gets γ to the power k, and the "
-                    "bootstrap value, n steps ahead, gets γ to the power n."),
+        "no gamma": _(
+            "the rewards and the bootstrap value are added without γ. Each step "
+            "further away counts γ times less."
+        ),
+        "gamma once": _(
+            "γ multiplies once per step, so the k-th reward after the first is "
+            "multiplied by γ to the power k, not by γ alone."
+        ),
+        "bootstrap after the end": _(
+            "the episode ends inside this sequence: its discount of "
+            "0 switches off everything after it, the bootstrap value "
+            "too. There is nothing left to estimate after a terminal "
+            "step."
+        ),
+        "rewards after the end": _(
+            "the rewards after the step whose discount is 0 belong to "
+            "another episode; the discount cuts them off."
+        ),
+        "no bootstrap": _(
+            "the bootstrap value is missing: after n rewards, the target network's "
+            "estimate stands in for everything that follows."
+        ),
+        "powers": _(
+            "off by one in the powers of γ: the first reward is not discounted "
+            "(γ to the power 0 is 1), the k-th after it gets γ to the power k, and the "
+            "bootstrap value, n steps ahead, gets γ to the power n."
+        ),
     }
     for name in rewards:
         if name not in answers:
-            return Feedback(False, _("Not yet: give a number for sequence {name}.").format(
-                name=name))
+            return Feedback(
+                False, _("Not yet: give a number for sequence {name}.").format(name=name)
+            )
         answer = one_number(answers[name])
         if answer is None:
-            return Feedback(False, _("Not yet: the target of sequence {name} should be a "
-                                     "number.").format(name=name))
+            return Feedback(
+                False,
+                _("Not yet: the target of sequence {name} should be a number.").format(name=name),
+            )
         sequence_rewards = [float(r) for r in rewards[name]]
         sequence_discounts = [float(d) for d in discounts[name]]
         right = _n_step_target(sequence_rewards, sequence_discounts, gamma, bootstrap_value)
         if close(answer, right):
             continue
         variants = _n_step_variants(sequence_rewards, sequence_discounts, gamma, bootstrap_value)
-        mistake = next((kind for kind, value in variants.items()
-                        if not close(value, right) and close(answer, value)), None)
+        mistake = next(
+            (
+                kind
+                for kind, value in variants.items()
+                if not close(value, right) and close(answer, value)
+            ),
+            None,
+        )
         if mistake is not None:
-            hint = hints["powers" if "power" in mistake else
-                         "bootstrap after the end" if mistake == "no cut" else mistake]
+            hint = hints[
+                "powers"
+                if "power" in mistake
+                else "bootstrap after the end"
+                if mistake == "no cut"
+                else mistake
+            ]
         elif abs(answer - right) <= 0.01 * max(1.0, abs(right)):
             hint = _("close, but keep more digits, or let Python do the arithmetic.")
         else:
-            hint = _("add the rewards, each multiplied by γ once per step from the first and "
-                     "cut off after a discount of 0, then the bootstrap value, multiplied by γ "
-                     "to the power n and by every discount.")
+            hint = _(
+                "add the rewards, each multiplied by γ once per step from the first and "
+                "cut off after a discount of 0, then the bootstrap value, multiplied by γ "
+                "to the power n and by every discount."
+            )
         return Feedback(False, _("Not yet, sequence {name}: {hint}").format(name=name, hint=hint))
-    return Feedback(True, _("Right: each reward discounted once per step, the bootstrap value "
-                            "by γ to the power n, and a discount of 0 cuts off all that "
-                            "follows, as DqnAgent computes it."))
+    return Feedback(
+        True,
+        _(
+            "Right: each reward discounted once per step, the bootstrap value "
+            "by γ to the power n, and a discount of 0 cuts off all that "
+            "follows, as DqnAgent computes it."
+        ),
+    )
 
 
 @graded
-def eviction_arithmetic(items_stored: Any, probability_in_sample: Any, *, batch_size: int,
-                        max_length: int, add_batch_calls: int,
-                        sample_batch_size: int) -> Feedback:
+def eviction_arithmetic(
+    items_stored: Any,
+    probability_in_sample: Any,
+    *,
+    batch_size: int,
+    max_length: int,
+    add_batch_calls: int,
+    sample_batch_size: int,
+) -> Feedback:
     """Check how many items a buffer holds after ``add_batch_calls`` writes, and the chance
     that one stored item appears in a sample of ``sample_batch_size`` drawn with replacement.
 
@@ -372,55 +562,77 @@ def eviction_arithmetic(items_stored: Any, probability_in_sample: Any, *, batch_
     if stored_answer is None:
         return Feedback(False, _("Not yet: items_stored should be a whole number."))
     buffer = tf_uniform_replay_buffer.TFUniformReplayBuffer(
-        tf.TensorSpec([], tf.int32), batch_size=batch_size, max_length=max_length)
+        tf.TensorSpec([], tf.int32), batch_size=batch_size, max_length=max_length
+    )
     for _call in range(add_batch_calls):
         buffer.add_batch(tf.zeros([batch_size], tf.int32))
     stored = int(buffer.num_frames())
     if stored_answer != stored:
         if stored_answer == batch_size * add_batch_calls:
-            hint = _("this counts every item ever written, but max_length caps each segment: "
-                     "once a segment is full, each write evicts its oldest item.")
+            hint = _(
+                "this counts every item ever written, but max_length caps each segment: "
+                "once a segment is full, each write evicts its oldest item."
+            )
         elif stored_answer == min(add_batch_calls, max_length):
-            hint = _("this is one segment's count. Every add_batch call writes one item to "
-                     "each of the batch_size segments.")
+            hint = _(
+                "this is one segment's count. Every add_batch call writes one item to "
+                "each of the batch_size segments."
+            )
         elif stored_answer == add_batch_calls:
-            hint = _("this counts add_batch calls. Each call writes one item to each of the "
-                     "batch_size segments, and each segment keeps at most max_length items.")
+            hint = _(
+                "this counts add_batch calls. Each call writes one item to each of the "
+                "batch_size segments, and each segment keeps at most max_length items."
+            )
         elif stored_answer == batch_size * max(add_batch_calls - max_length, 0):
             hint = _("this counts the items that were evicted, not those still stored.")
         else:
-            hint = _("each segment holds its newest items, at most max_length of them; add up "
-                     "the segments.")
+            hint = _(
+                "each segment holds its newest items, at most max_length of them; add up "
+                "the segments."
+            )
         return Feedback(False, _("Not yet: {hint}").format(hint=hint))
     probability = one_number(probability_in_sample)
     if probability is None:
-        return Feedback(False, _("Not yet: probability_in_sample should be a number between 0 "
-                                 "and 1."))
+        return Feedback(
+            False, _("Not yet: probability_in_sample should be a number between 0 and 1.")
+        )
     _sample, info = next(iter(buffer.as_dataset(sample_batch_size=1)))
     per_draw = float(info.probabilities[0])  # 1 / N, as the buffer reports it
     right = 1.0 - (1.0 - per_draw) ** sample_batch_size
     if close(probability, right):
-        return Feedback(True, _("Right: the item is missed by one draw with probability 1 − 1/N, "
-                                "by all k independent draws with that to the power k; the "
-                                "item is in the sample otherwise."))
+        return Feedback(
+            True,
+            _(
+                "Right: the item is missed by one draw with probability 1 − 1/N, "
+                "by all k independent draws with that to the power k; the "
+                "item is in the sample otherwise."
+            ),
+        )
     k = sample_batch_size
     if not 0.0 <= probability <= 1.0:
         hint = _("a probability lies between 0 and 1.")
     elif close(probability, k * per_draw):
-        hint = _("k/N would be right without replacement. TF-Agents draws with replacement: an "
-                 "item can come more than once, so find the chance that it never comes, and "
-                 "take that from 1.")
+        hint = _(
+            "k/N would be right without replacement. TF-Agents draws with replacement: an "
+            "item can come more than once, so find the chance that it never comes, and "
+            "take that from 1."
+        )
     elif close(probability, per_draw):
         hint = _("that is the chance of one draw; the sample draws sample_batch_size items.")
-    elif close(probability, 1.0 - (1.0 - 1.0 / (batch_size * add_batch_calls)) ** k) or \
-            close(probability, k / (batch_size * add_batch_calls)):
+    elif close(probability, 1.0 - (1.0 - 1.0 / (batch_size * add_batch_calls)) ** k) or close(
+        probability, k / (batch_size * add_batch_calls)
+    ):
         hint = _("your N counts every item ever written; use the items still stored.")
-    elif close(probability, per_draw ** k) or close(probability, (1.0 - per_draw) ** k):
-        hint = _("(1 − 1/N) to the power k is the chance that the item never comes; the "
-                 "question asks for the chance that it comes at least once.")
+    elif close(probability, per_draw**k) or close(probability, (1.0 - per_draw) ** k):
+        hint = _(
+            "(1 − 1/N) to the power k is the chance that the item never comes; the "
+            "question asks for the chance that it comes at least once."
+        )
     elif abs(probability - right) <= 0.01:
         hint = _("close, but keep more digits, or let Python do the arithmetic.")
     else:
-        hint = _("each of the k draws picks one of the N stored items uniformly and "
-                 "independently. What is the chance that no draw picks this item?")
+        hint = _(
+            "each of the k draws picks one of the N stored items uniformly and "
+            "independently. What is the chance that no draw picks this item?"
+        )
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import nbformat
 
-from course_tools import exercises
-from course_tools.grading.feedback import METADATA_KEY
 from course_helpers.languages import check_language
+from course_tools import exercises
+from course_tools.grading import settings
+from course_tools.grading.feedback import METADATA_KEY
 
-CONFIG_TEMPLATE = '''# Written by `course assignment` for the course "{course_id}". It is yours to edit:
+CONFIG_TEMPLATE = """# Written by `course assignment` for the course "{course_id}". It is yours to edit:
 # `course assignment` never rewrites this file once it exists. nbgrader reads it from
 # every command run in this folder. See the README, "Grading with nbgrader".
 from pathlib import Path
@@ -40,7 +41,7 @@ settings.apply(
     user=None,              # e.g. "nobody": run student code as that user (grade as root)
     quick=True,             # run the lessons' training loops at their small CI size
 )
-'''
+"""
 
 
 def assignment_id(lesson: str, language: str) -> str:
@@ -64,35 +65,59 @@ def source_notebook(root: Path, lesson: str, language: str) -> nbformat.Notebook
             raise ValueError(
                 f"{path} has no cell {' or '.join(repr(i) for i in missing)}, which "
                 f"exercises/{lesson}.toml grades. The localized lesson is older than the "
-                f"English one: run 'course l10n update' and 'course l10n build', then try again.")
+                f"English one: run 'course l10n update' and 'course l10n build', then try again."
+            )
         answer = notebook.cells[ids.index(answer_id)]
         check = notebook.cells[ids.index(check_id)]
-        answer.source = "\n".join([answer.source.rstrip("\n"), "### BEGIN SOLUTION",
-                                   exercise.solution, "### END SOLUTION"])
+        answer.source = "\n".join(
+            [
+                answer.source.rstrip("\n"),
+                "### BEGIN SOLUTION",
+                exercise.solution,
+                "### END SOLUTION",
+            ]
+        )
         answer.metadata["nbgrader"] = _nbgrader(answer_id, solution=True)
-        hidden = exercise.hidden_test or f"_feedback = {check.source.strip()}\n" \
-                                         "assert _feedback, _feedback.message"
+        hidden = (
+            exercise.hidden_test
+            or f"_feedback = {check.source.strip()}\nassert _feedback, _feedback.message"
+        )
         # The hidden test runs first, so that the visible self-check stays the cell's last
         # expression and still shows its note.
-        check.source = "\n".join(["### BEGIN HIDDEN TESTS", hidden, "### END HIDDEN TESTS",
-                                  check.source.strip()])
-        check.metadata["nbgrader"] = _nbgrader(check_id, grade=True, locked=True,
-                                               points=exercise.points)
+        check.source = "\n".join(
+            ["### BEGIN HIDDEN TESTS", hidden, "### END HIDDEN TESTS", check.source.strip()]
+        )
+        check.metadata["nbgrader"] = _nbgrader(
+            check_id, grade=True, locked=True, points=exercise.points
+        )
     notebook.metadata[METADATA_KEY] = {"lesson": lesson, "language": language}
     return notebook
 
 
-def _nbgrader(grade_id: str, *, solution: bool = False, grade: bool = False,
-              locked: bool = False, points: int | None = None) -> dict:
-    metadata = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
-                "solution": solution, "task": False}
+def _nbgrader(
+    grade_id: str,
+    *,
+    solution: bool = False,
+    grade: bool = False,
+    locked: bool = False,
+    points: int | None = None,
+) -> dict:
+    metadata = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
     if points is not None:
         metadata["points"] = points
     return metadata
 
 
-def write(root: Path, course: Path, lesson: str, language: str, *,
-          exchange: str | None = None) -> Path:
+def write(
+    root: Path, course: Path, lesson: str, language: str, *, exchange: str | None = None
+) -> Path:
     """Write ``course/source/<lesson>-<language>/<lesson>.ipynb``; set the course up if new.
 
     An existing ``nbgrader_config.py`` is left as it is; one that does not apply the
@@ -101,13 +126,20 @@ def write(root: Path, course: Path, lesson: str, language: str, *,
     course.mkdir(parents=True, exist_ok=True)
     config = course / "nbgrader_config.py"
     if not config.exists():
-        config.write_text(CONFIG_TEMPLATE.format(course_id=course.resolve().name,
-                                                 language=language, exchange=exchange),
-                          encoding="utf-8")
-    elif "course_tools.grading" not in config.read_text(encoding="utf-8"):
-        raise ValueError(f"{config} exists and does not call course_tools.grading.settings."
-                         "apply(...). Add that call (see the README, \"Grading with nbgrader\"), "
-                         "or choose an empty folder for the course.")
+        config.write_text(
+            CONFIG_TEMPLATE.format(
+                course_id=course.resolve().name, language=language, exchange=exchange
+            ),
+            encoding="utf-8",
+        )
+    else:
+        settings.check_config(config)
+    if "course_tools.grading" not in config.read_text(encoding="utf-8"):
+        raise ValueError(
+            f"{config} exists and does not call course_tools.grading.settings."
+            'apply(...). Add that call (see the README, "Grading with nbgrader"), '
+            "or choose an empty folder for the course."
+        )
     target = course / "source" / assignment_id(lesson, language) / f"{lesson}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(source_notebook(root, lesson, language), target)

@@ -32,8 +32,10 @@ V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 V1_OPTIONAL = ("cpu",)
 
 # Puts its own process into each control group named, then becomes the command.
-_ENTER = ('n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 70; shift; '
-          'n=$((n - 1)); done; exec "$@"')
+_ENTER = (
+    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 70; shift; '
+    'n=$((n - 1)); done; exec "$@"'
+)
 
 
 def version() -> int | None:
@@ -100,12 +102,14 @@ class Group:
 
     def watch(self, interval: float = 0.5) -> None:
         """Kill the group once its CPU time passes ``cpu_seconds`` (in a daemon thread)."""
+
         def run() -> None:
             while not self._stop.wait(interval):
                 if self.cpu_usage() > self.cpu_seconds:
                     self.killed_for_cpu = True
                     self.kill()
                     return
+
         threading.Thread(target=run, name="course-grading-cpu-watch", daemon=True).start()
 
     def destroy(self) -> None:
@@ -151,8 +155,10 @@ def unavailable() -> str | None:
             enabled = (ROOT / "cgroup.subtree_control").read_text().split()
             missing = {"memory", "pids"} - set(enabled)
             if missing:
-                return (f"the control groups under {ROOT} lack the controllers "
-                        f"{', '.join(sorted(missing))}")
+                return (
+                    f"the control groups under {ROOT} lack the controllers "
+                    f"{', '.join(sorted(missing))}"
+                )
     finally:
         probe.rmdir()
     return None
@@ -172,9 +178,12 @@ def create(*, memory_mb: int, processes: int, cpu_seconds: float) -> Group | Non
         group = Group([folder], 2, cpu_seconds)  # (cpu.weight: one share, as in v1)
     else:
         folders = [_v1_parent(controller) / name for controller in V1_CONTROLLERS]
-        folders += [_v1_parent(controller) / name for controller in V1_OPTIONAL
-                    if (ROOT / controller / "cgroup.procs").exists()]
-        unique = []
+        folders += [
+            _v1_parent(controller) / name
+            for controller in V1_OPTIONAL
+            if (ROOT / controller / "cgroup.procs").exists()
+        ]
+        unique: list[Path] = []
         for folder in folders:  # co-mounted controllers share one folder
             if folder.resolve() not in [f.resolve() for f in unique]:
                 folder.mkdir()
@@ -190,8 +199,15 @@ def sweep(older_than: float = 60.0) -> None:
     """Remove empty groups this module made that outlived their grader (killed for time)."""
     if version() is None:
         return
-    parents = [ROOT] if version() == 2 else [
-        _v1_parent(c) for c in (*V1_CONTROLLERS, *V1_OPTIONAL) if (ROOT / c / "cgroup.procs").exists()]
+    parents = (
+        [ROOT]
+        if version() == 2
+        else [
+            _v1_parent(c)
+            for c in (*V1_CONTROLLERS, *V1_OPTIONAL)
+            if (ROOT / c / "cgroup.procs").exists()
+        ]
+    )
     for parent in parents:
         for folder in parent.glob("course-grading-*"):
             try:

@@ -76,8 +76,9 @@ class Localize(NbGraderPreprocessor):
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
         info = resources["nbgrader"]
-        language = assignment_language(self.config, info["assignment"], info["notebook"],
-                                       self.language)
+        language = assignment_language(
+            self.config, info["assignment"], info["notebook"], self.language
+        )
         resources["course"] = {"language": language, "labels": labels(language)}
         return nb, resources
 
@@ -90,8 +91,9 @@ class LimitOutputSize(NbGraderPreprocessor):
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
         info = resources["nbgrader"]
-        language = assignment_language(self.config, info["assignment"], info["notebook"],
-                                       self.language)
+        language = assignment_language(
+            self.config, info["assignment"], info["notebook"], self.language
+        )
         _ = translator(language)
         note = _("[Output cut here: it was {count} characters long.]")
         for cell in nb.cells:
@@ -108,4 +110,4 @@ class LimitOutputSize(NbGraderPreprocessor):
     def _cut(self, text: str, note: str) -> str:
         if len(text) <= self.max_chars:
             return text
-        return text[:self.max_chars] + "\n" + note.format(count=len(text)) + "\n"
+        return text[: self.max_chars] + "\n" + note.format(count=len(text)) + "\n"

@@ -34,9 +34,11 @@ import nbformat
 from course_tools.grading import bubblewrap, cgroups
 from course_tools.grading.feedback import recorded_language
 from course_tools.grading.sanitize import NOTE
-from course_tools.grading.settings import LANGUAGE_VARIABLE, UNSANDBOXED_VARIABLE
+from course_tools.grading.settings import LANGUAGE_VARIABLE, UNSANDBOXED_VARIABLE, check_config
 
-UNSANDBOXED_NOTE = "graded WITHOUT the sandbox (--unsandboxed): its code could read and change the course"
+UNSANDBOXED_NOTE = (
+    "graded WITHOUT the sandbox (--unsandboxed): its code could read and change the course"
+)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -58,22 +60,29 @@ class Outcome:
 
 def fingerprint(folder: Path) -> dict[str, str]:
     """SHA-256 of every file under ``folder``, by relative path."""
-    return {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
 
 
 def assignment_language(course: Path, assignment: str) -> str:
     for path in sorted((course / "source" / assignment).glob("*.ipynb")):
         return recorded_language(nbformat.read(path, as_version=4))
-    raise FileNotFoundError(f"{course / 'source' / assignment} holds no notebook. Create it with "
-                            f"`course assignment <lesson> --lang <language> --course {course}`.")
+    raise FileNotFoundError(
+        f"{course / 'source' / assignment} holds no notebook. Create it with "
+        f"`course assignment <lesson> --lang <language> --course {course}`."
+    )
 
 
 def nbgrader_environment() -> dict[str, str]:
     """This process's environment, with this Python's bin/ first on PATH: nbgrader runs a
     bare `alembic`, installed beside it."""
-    return {**os.environ,
-            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    return {
+        **os.environ,
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    }
 
 
 def _cell_notes(notebook: Path) -> list[str]:
@@ -87,8 +96,10 @@ def _cell_notes(notebook: Path) -> list[str]:
         errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
         if errors:
             message = " ".join(str(errors[-1].get("evalue", "")).split())
-            notes.append(f"{cell.get('id', '?')}: {errors[-1].ename}"
-                         + (f": {message[:160]}" if message else ""))
+            notes.append(
+                f"{cell.get('id', '?')}: {errors[-1].ename}"
+                + (f": {message[:160]}" if message else "")
+            )
     return notes
 
 
@@ -117,8 +128,9 @@ def _scores(course: Path, assignment: str, student: str) -> tuple[float, float]:
         return float(submission.score), float(submission.max_score)
 
 
-def grade_one(course: Path, assignment: str, student: str, *, timeout: float,
-              unsandboxed: bool = False) -> Outcome:
+def grade_one(
+    course: Path, assignment: str, student: str, *, timeout: float, unsandboxed: bool = False
+) -> Outcome:
     """Autograde one student's submission; never raises for anything the student wrote."""
     submitted = course / "submitted" / student / assignment
     before = fingerprint(submitted)
@@ -128,12 +140,26 @@ def grade_one(course: Path, assignment: str, student: str, *, timeout: float,
     env.pop(UNSANDBOXED_VARIABLE, None)
     if unsandboxed:
         env[UNSANDBOXED_VARIABLE] = "1"
-    command = [sys.executable, "-m", "nbgrader", "autograde", assignment, "--student", student,
-               "--force"]
+    command = [
+        sys.executable,
+        "-m",
+        "nbgrader",
+        "autograde",
+        assignment,
+        "--student",
+        student,
+        "--force",
+    ]
     start = time.monotonic()
     with open(logs / f"{student}.log", "wb") as log:
-        process = subprocess.Popen(command, cwd=course, env=env, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=course,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             status = "graded" if process.wait(timeout=timeout) == 0 else "failed"
         except subprocess.TimeoutExpired:
@@ -143,8 +169,10 @@ def grade_one(course: Path, assignment: str, student: str, *, timeout: float,
             cgroups.sweep(older_than=5)
     seconds = time.monotonic() - start
     if fingerprint(submitted) != before:
-        raise RuntimeError(f"Grading changed files in {submitted}; this must never happen. "
-                           "Please report it with the log in " + str(logs / f"{student}.log"))
+        raise RuntimeError(
+            f"Grading changed files in {submitted}; this must never happen. "
+            "Please report it with the log in " + str(logs / f"{student}.log")
+        )
     autograded = course / "autograded" / student / assignment
     log_text = (logs / f"{student}.log").read_text(errors="replace")
     notes = [line.split(NOTE, 1)[1].strip() for line in log_text.splitlines() if NOTE in line]
@@ -154,10 +182,14 @@ def grade_one(course: Path, assignment: str, student: str, *, timeout: float,
     else:
         _record_zero(course, assignment, student)
         # The exception that stopped nbgrader: the last "module.SomeError: message" line.
-        reasons = [line.strip() for line in log_text.splitlines()
-                   if re.match(r"\s*[\w.]+(Error|Exception)\b: ", line) or "could not confine" in line]
-        notes.append(reasons[-1] if reasons else
-                     f"nbgrader did not finish; see {logs / (student + '.log')}")
+        reasons = [
+            line.strip()
+            for line in log_text.splitlines()
+            if re.match(r"\s*[\w.]+(Error|Exception)\b: ", line) or "could not confine" in line
+        ]
+        notes.append(
+            reasons[-1] if reasons else f"nbgrader did not finish; see {logs / (student + '.log')}"
+        )
         if status == "timed out":
             notes.append(f"stopped after {timeout:.0f} s")
     if unsandboxed:
@@ -171,8 +203,11 @@ def load_config(course: Path) -> None:
     from traitlets.config.loader import PyFileConfigLoader
 
     if not (course / "nbgrader_config.py").exists():
-        raise FileNotFoundError(f"{course / 'nbgrader_config.py'} does not exist; is {course} the "
-                                "course folder? `course assignment` creates it.")
+        raise FileNotFoundError(
+            f"{course / 'nbgrader_config.py'} does not exist; is {course} the "
+            "course folder? `course assignment` creates it."
+        )
+    check_config(course / "nbgrader_config.py")
     PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
 
 
@@ -180,35 +215,51 @@ def _check_generated(course: Path, assignment: str) -> None:
     from nbgrader.api import Gradebook, MissingEntry
 
     if not (course / "gradebook.db").exists():
-        raise ValueError(f"{course} has no gradebook yet. Run `nbgrader generate_assignment "
-                         f"{assignment}` in {course} first.")
+        raise ValueError(
+            f"{course} has no gradebook yet. Run `nbgrader generate_assignment "
+            f"{assignment}` in {course} first."
+        )
     with Gradebook(_gradebook_url(course)) as gradebook:
         try:
             gradebook.find_assignment(assignment)
         except MissingEntry:
-            raise ValueError(f"{assignment} is not in {course / 'gradebook.db'}. Run `nbgrader "
-                             f"generate_assignment {assignment}` in {course} first.") from None
+            raise ValueError(
+                f"{assignment} is not in {course / 'gradebook.db'}. Run `nbgrader "
+                f"generate_assignment {assignment}` in {course} first."
+            ) from None
 
 
 def students(course: Path, assignment: str) -> list[str]:
-    return sorted(path.parent.name for path in (course / "submitted").glob(f"*/{assignment}")
-                  if path.is_dir())
+    return sorted(
+        path.parent.name for path in (course / "submitted").glob(f"*/{assignment}") if path.is_dir()
+    )
 
 
 def sandbox_description() -> str:
     """One line on the sandbox grading will use here, for the top of the report."""
-    version = subprocess.run([bubblewrap.executable() or "bwrap", "--version"],
-                             capture_output=True, text=True).stdout.strip()
+    version = subprocess.run(
+        [bubblewrap.executable() or "bwrap", "--version"], capture_output=True, text=True
+    ).stdout.strip()
     why_not = cgroups.unavailable()
     if why_not is None:
-        return (f"sandbox: {version}; memory, processes and CPU time limited for the whole "
-                f"sandbox (cgroup v{cgroups.version()})")
-    return (f"sandbox: {version}; no control group ({why_not}): memory and CPU time are "
-            "limited per process, processes for the whole sandbox")
+        return (
+            f"sandbox: {version}; memory, processes and CPU time limited for the whole "
+            f"sandbox (cgroup v{cgroups.version()})"
+        )
+    return (
+        f"sandbox: {version}; no control group ({why_not}): memory and CPU time are "
+        "limited per process, processes for the whole sandbox"
+    )
 
 
-def grade_all(course: Path, assignment: str, *, only: list[str] | None = None,
-              timeout: float = 1800, unsandboxed: bool = False) -> list[Outcome]:
+def grade_all(
+    course: Path,
+    assignment: str,
+    *,
+    only: list[str] | None = None,
+    timeout: float = 1800,
+    unsandboxed: bool = False,
+) -> list[Outcome]:
     """Grade each submission of ``assignment`` in turn (all, or those of ``only``)."""
     if not unsandboxed:
         problem = bubblewrap.problem()
@@ -220,10 +271,14 @@ def grade_all(course: Path, assignment: str, *, only: list[str] | None = None,
     found = students(course, assignment)
     unknown = sorted(set(only or []) - set(found))
     if unknown:
-        raise ValueError(f"No submission of {assignment} in {course / 'submitted'} for: "
-                         f"{', '.join(unknown)}. Students with one: {', '.join(found) or 'none'}.")
-    return [grade_one(course, assignment, student, timeout=timeout, unsandboxed=unsandboxed)
-            for student in (only or found)]
+        raise ValueError(
+            f"No submission of {assignment} in {course / 'submitted'} for: "
+            f"{', '.join(unknown)}. Students with one: {', '.join(found) or 'none'}."
+        )
+    return [
+        grade_one(course, assignment, student, timeout=timeout, unsandboxed=unsandboxed)
+        for student in (only or found)
+    ]
 
 
 def report(outcomes: list[Outcome], sandbox: str | None = None) -> str:
@@ -232,7 +287,9 @@ def report(outcomes: list[Outcome], sandbox: str | None = None) -> str:
     lines = [sandbox] if sandbox else []
     lines.append(f"{'student':<16} {'score':>11} {'status':<10} {'time':>7}")
     for outcome in outcomes:
-        lines.append(f"{outcome.student:<16} {outcome.score:>5g} / {outcome.max_score:<3g} "
-                     f"{outcome.status:<10} {outcome.seconds:>6.1f}s")
+        lines.append(
+            f"{outcome.student:<16} {outcome.score:>5g} / {outcome.max_score:<3g} "
+            f"{outcome.status:<10} {outcome.seconds:>6.1f}s"
+        )
         lines += [f"    {note}" for note in outcome.notes]
     return "\n".join(lines)

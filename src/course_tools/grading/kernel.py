@@ -36,11 +36,19 @@ from course_tools.grading import bubblewrap, cgroups
 class SandboxedKernelManager(AsyncKernelManager):
     """An ``AsyncKernelManager`` (what nbclient uses) whose kernel runs in bubblewrap, with whole-sandbox limits."""
 
-    memory_mb = Int(8192, help="memory of the whole sandbox, MiB (with a control group)").tag(config=True)
+    memory_mb = Int(8192, help="memory of the whole sandbox, MiB (with a control group)").tag(
+        config=True
+    )
     processes = Int(64, help="processes and threads of the whole sandbox").tag(config=True)
-    cpu_seconds = Int(900, help="CPU time of the whole sandbox (with a control group)").tag(config=True)
-    private = List(Unicode(), help="folders the kernel must never see (the course folder)").tag(config=True)
-    user = Unicode("", help="run the sandbox as this user (grading as root); empty: as grading").tag(config=True)
+    cpu_seconds = Int(900, help="CPU time of the whole sandbox (with a control group)").tag(
+        config=True
+    )
+    private = List(Unicode(), help="folders the kernel must never see (the course folder)").tag(
+        config=True
+    )
+    user = Unicode(
+        "", help="run the sandbox as this user (grading as root); empty: as grading"
+    ).tag(config=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -58,12 +66,18 @@ class SandboxedKernelManager(AsyncKernelManager):
         folder = Path(kw.get("cwd") or os.getcwd()).resolve()
         readable = bubblewrap.python_paths(kernel_cmd[0])
         bubblewrap.check_readable(readable, [Path(p).resolve() for p in self.private])
-        sandboxed = bubblewrap.command(kernel_cmd, folder=folder, sockets=self._sockets,
-                                       readable=readable, environment=kw.get("env") or os.environ)
+        sandboxed = bubblewrap.command(
+            kernel_cmd,
+            folder=folder,
+            sockets=self._sockets,
+            readable=readable,
+            environment=kw.get("env") or os.environ,
+        )
         if self.user:
             sandboxed = _as_user(self.user, sandboxed, [folder, self._sockets])
-        self._group = cgroups.create(memory_mb=self.memory_mb, processes=self.processes,
-                                     cpu_seconds=self.cpu_seconds)
+        self._group = cgroups.create(
+            memory_mb=self.memory_mb, processes=self.processes, cpu_seconds=self.cpu_seconds
+        )
         if self._group is not None:
             sandboxed = self._group.enter_command(sandboxed)
         return sandboxed, kw
@@ -85,5 +99,11 @@ def _as_user(user: str, command: list[str], folders: list[Path]) -> list[str]:
     for folder in folders:
         for path in [folder, *folder.rglob("*")]:
             os.chown(path, record.pw_uid, record.pw_gid, follow_symlinks=False)
-    return ["setpriv", f"--reuid={record.pw_uid}", f"--regid={record.pw_gid}", "--clear-groups",
-            "--", *command]
+    return [
+        "setpriv",
+        f"--reuid={record.pw_uid}",
+        f"--regid={record.pw_gid}",
+        "--clear-groups",
+        "--",
+        *command,
+    ]

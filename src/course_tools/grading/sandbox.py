@@ -35,9 +35,17 @@ from course_helpers.i18n import translator
 
 # Python-level events that change the file system, and the index of their path arguments.
 _PATH_EVENTS: dict[str, tuple[int, ...]] = {
-    "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.chmod": (0,),
-    "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,), "os.rename": (0, 1),
-    "os.link": (0, 1), "os.symlink": (1,), "shutil.rmtree": (0,),
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.mkdir": (0,),
+    "os.chmod": (0,),
+    "os.chown": (0,),
+    "os.truncate": (0,),
+    "os.utime": (0,),
+    "os.rename": (0, 1),
+    "os.link": (0, 1),
+    "os.symlink": (1,),
+    "shutil.rmtree": (0,),
 }
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 # Harmless destinations that libraries open for writing.
@@ -65,8 +73,9 @@ def write_guard(roots: Iterable[str], message: str) -> Callable[[str, tuple[Any,
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
             path, mode, flags = args
-            writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
-                (isinstance(flags, int) and flags & _WRITE_FLAGS)
+            writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                isinstance(flags, int) and flags & _WRITE_FLAGS
+            )
             if writes:
                 refuse_if_outside(path)
         elif event in _PATH_EVENTS:
@@ -90,8 +99,16 @@ def _drop_to(user: str, folders: Iterable[Path]) -> None:
     os.environ["USER"] = os.environ["LOGNAME"] = user
 
 
-def confine(*, cpu_seconds: int, memory_mb: int, file_mb: int, user: str | None = None,
-            processes: int | None = None, quick: bool = True, language: str = "en") -> None:
+def confine(
+    *,
+    cpu_seconds: int,
+    memory_mb: int,
+    file_mb: int,
+    user: str | None = None,
+    processes: int | None = None,
+    quick: bool = True,
+    language: str = "en",
+) -> None:
     """Confine this process (a grading kernel) to the current folder; see the module doc.
 
     Any failure ends the process at once: a kernel that could not be confined must not
@@ -117,11 +134,15 @@ def confine(*, cpu_seconds: int, memory_mb: int, file_mb: int, user: str | None 
         _ = translator(language)
         message = _(
             "Grading: a notebook may write files only inside its own folder; writing to "
-            "{path} was refused.")
+            "{path} was refused."
+        )
         sys.addaudithook(write_guard([str(folder), str(private)], message))
     except BaseException as error:  # noqa: BLE001 - anything at all must stop the kernel
-        print(f"course_tools.grading.sandbox: could not confine the kernel: {error!r}",
-              file=sys.stderr, flush=True)
+        print(
+            f"course_tools.grading.sandbox: could not confine the kernel: {error!r}",
+            file=sys.stderr,
+            flush=True,
+        )
         os._exit(70)
 
 
@@ -143,22 +164,33 @@ def check_user(user: str) -> None:
     try:
         pwd.getpwnam(user)
     except KeyError:
-        raise ValueError(f"Grading user {user!r} does not exist on this machine. Create it "
-                         "(for example: useradd --no-create-home grader) or set user=None "
-                         "in nbgrader_config.py.") from None
+        raise ValueError(
+            f"Grading user {user!r} does not exist on this machine. Create it "
+            "(for example: useradd --no-create-home grader) or set user=None "
+            "in nbgrader_config.py."
+        ) from None
     if os.geteuid() != 0:
-        raise PermissionError(f"Running student code as {user!r} needs root, and grading runs "
-                              f"as user id {os.geteuid()}. Run the grading command with sudo, "
-                              "or set user=None in nbgrader_config.py.")
+        raise PermissionError(
+            f"Running student code as {user!r} needs root, and grading runs "
+            f"as user id {os.geteuid()}. Run the grading command with sudo, "
+            "or set user=None in nbgrader_config.py."
+        )
     try:
-        probe = subprocess.run([sys.executable, "-c", "import tomllib, course_tools.grading"],
-                               user=user, cwd="/", capture_output=True, text=True)
+        probe = subprocess.run(
+            [sys.executable, "-c", "import tomllib, course_tools.grading"],
+            user=user,
+            cwd="/",
+            capture_output=True,
+            text=True,
+        )
         failed = probe.returncode != 0
         reason = (probe.stderr.strip().splitlines() or ["no error message"])[-1]
     except OSError as error:  # the interpreter itself cannot be run
         failed, reason = True, str(error)
     if failed:
-        raise PermissionError(f"User {user!r} cannot run {sys.executable} with the course's "
-                              f"packages ({reason}). Install the course environment where "
-                              f"{user!r} can read it (for example under /opt, not /root), or "
-                              "set user=None in nbgrader_config.py.")
+        raise PermissionError(
+            f"User {user!r} cannot run {sys.executable} with the course's "
+            f"packages ({reason}). Install the course environment where "
+            f"{user!r} can read it (for example under /opt, not /root), or "
+            "set user=None in nbgrader_config.py."
+        )

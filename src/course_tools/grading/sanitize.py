@@ -36,7 +36,9 @@ class RestoreGradingMetadata(NbGraderPreprocessor):
         source = instructor_notebook(self.config, info["assignment"], info["notebook"])
         expected = {cell.id: cell for cell in source.cells if "nbgrader" in cell.metadata}
         # What students were given: the test cells without their hidden tests.
-        released, _ = ClearHiddenTests(config=self.config).preprocess(nbformat.from_dict(source), {})
+        released, _ = ClearHiddenTests(config=self.config).preprocess(
+            nbformat.from_dict(source), {}
+        )
         given = {cell.id: cell.source.strip() for cell in released.cells}
         present = set()
         for cell in nb.cells:
@@ -45,21 +47,35 @@ class RestoreGradingMetadata(NbGraderPreprocessor):
             if original is None:
                 if found is not None:
                     del cell.metadata["nbgrader"]
-                    self.log.warning("%s %s: grading metadata added by the student was removed",
-                                     NOTE, cell.get("id"))
+                    self.log.warning(
+                        "%s %s: grading metadata added by the student was removed",
+                        NOTE,
+                        cell.get("id"),
+                    )
                 continue
             present.add(cell.id)
             # generate_assignment adds these two to the released copy; nbgrader checks them.
             added = {key: value for key, value in (found or {}).items() if key in _ADDED}
-            if found is None or {k: v for k, v in found.items() if k not in _ADDED} \
-                    != original.metadata["nbgrader"]:
-                self.log.warning("%s %s: grading metadata differed from the instructor's copy "
-                                 "and was restored", NOTE, cell.id)
+            if (
+                found is None
+                or {k: v for k, v in found.items() if k not in _ADDED}
+                != original.metadata["nbgrader"]
+            ):
+                self.log.warning(
+                    "%s %s: grading metadata differed from the instructor's copy and was restored",
+                    NOTE,
+                    cell.id,
+                )
                 cell.metadata["nbgrader"] = {**original.metadata["nbgrader"], **added}
-            if original.metadata["nbgrader"].get("locked") and cell.source.strip() != given[cell.id]:
-                self.log.warning("%s %s: test cell edited; the instructor's version was graded",
-                                 NOTE, cell.id)
+            if (
+                original.metadata["nbgrader"].get("locked")
+                and cell.source.strip() != given[cell.id]
+            ):
+                self.log.warning(
+                    "%s %s: test cell edited; the instructor's version was graded", NOTE, cell.id
+                )
         for cell_id in expected.keys() - present:
-            self.log.warning("%s %s: cell missing; the instructor's version was put back",
-                             NOTE, cell_id)
+            self.log.warning(
+                "%s %s: cell missing; the instructor's version was put back", NOTE, cell_id
+            )
         return nb, resources

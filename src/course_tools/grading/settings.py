@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from course_tools.grading import sandbox
 from course_helpers.i18n import translator
 from course_helpers.languages import check_language
+from course_tools.grading import sandbox
 
 #: Set by ``course grade`` for each assignment, so that texts nbgrader writes while
 #: autograding (a note on a test cell put back) follow that assignment's language.
@@ -24,18 +24,42 @@ LANGUAGE_VARIABLE = "COURSE_GRADING_LANGUAGE"
 UNSANDBOXED_VARIABLE = "COURSE_GRADING_UNSANDBOXED"
 
 TEMPLATES = Path(__file__).parent / "templates"
+#: Where these settings lived before the learner's runtime and the course's tooling
+#: became two packages; an nbgrader_config.py written then still names it.
+FORMER_MODULE = "course_helpers.grading"
+
+
+def check_config(path: Path) -> None:
+    """Refuse a course's ``nbgrader_config.py`` that imports the settings from their former
+    place, naming the line to change (the file is the instructor's: it is never rewritten)."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if FORMER_MODULE in line:
+            raise ValueError(
+                f"{path}, line {number}: {FORMER_MODULE} is now course_tools.grading (the "
+                "course's tooling moved to its own package). Replace "
+                f"{FORMER_MODULE!r} with 'course_tools.grading' in that line."
+            )
 
 
 def validator_messages(language: str) -> dict[str, str]:
     """nbgrader Validator's warnings, in ``language`` (same placeholders as nbgrader's)."""
     _ = translator(language)
     return {
-        "type_changed_warning": _("The type of {num_changed} cell(s) has changed. The tests may "
-                                  "pass now and still fail when your assignment is graded.") + "\n",
-        "changed_warning": _("The contents of {num_changed} test cell(s) have changed. The tests "
-                             "may pass now and still fail when your assignment is graded.") + "\n",
-        "failed_warning": _("{num_failed} cell(s) failed. If you submit your notebook as it is, "
-                            "you will not receive full credit.") + "\n",
+        "type_changed_warning": _(
+            "The type of {num_changed} cell(s) has changed. The tests may "
+            "pass now and still fail when your assignment is graded."
+        )
+        + "\n",
+        "changed_warning": _(
+            "The contents of {num_changed} test cell(s) have changed. The tests "
+            "may pass now and still fail when your assignment is graded."
+        )
+        + "\n",
+        "failed_warning": _(
+            "{num_failed} cell(s) failed. If you submit your notebook as it is, "
+            "you will not receive full credit."
+        )
+        + "\n",
         "passed_warning": _("{num_passed} cell(s) passed.") + "\n",
     }
 
@@ -46,10 +70,21 @@ def success_message(language: str) -> str:
     return _("Success: your notebook passes every test.")
 
 
-def apply(c: Any, *, root: Path, course_id: str, language: str, exchange: str | None = None,
-          cell_timeout: int = 120, cpu_seconds: int = 900, memory_mb: int = 8192,
-          file_mb: int = 256, processes: int = 512, user: str | None = None,
-          quick: bool = True) -> None:
+def apply(
+    c: Any,
+    *,
+    root: Path,
+    course_id: str,
+    language: str,
+    exchange: str | None = None,
+    cell_timeout: int = 120,
+    cpu_seconds: int = 900,
+    memory_mb: int = 8192,
+    file_mb: int = 256,
+    processes: int = 512,
+    user: str | None = None,
+    quick: bool = True,
+) -> None:
     """Configure nbgrader (``c``, from ``get_config()``) for this course.
 
     ``language`` is the course's default; each assignment's own language, recorded by
@@ -98,25 +133,43 @@ def apply(c: Any, *, root: Path, course_id: str, language: str, exchange: str | 
     # In the sandbox, the kernel is started as ``user`` (it cannot switch users itself),
     # and its process limit counts the whole sandbox; outside, it counts all of the
     # grader's processes, so it is not set.
-    c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=" + repr([sandbox.startup_line(
-        cpu_seconds=cpu_seconds, memory_mb=memory_mb, file_mb=file_mb,
-        user=None if sandboxed else user, processes=processes if sandboxed else None,
-        quick=quick, language=language)])]
+    c.Execute.extra_arguments = [
+        "--IPKernelApp.exec_lines="
+        + repr(
+            [
+                sandbox.startup_line(
+                    cpu_seconds=cpu_seconds,
+                    memory_mb=memory_mb,
+                    file_mb=file_mb,
+                    user=None if sandboxed else user,
+                    processes=processes if sandboxed else None,
+                    quick=quick,
+                    language=language,
+                )
+            ]
+        )
+    ]
     c.Execute.error_on_timeout = {
-        "ename": "CellTimeoutError", "evalue": "",
-        "traceback": [_("CellTimeoutError: this cell ran longer than {seconds} s and was "
-                        "stopped.").format(seconds=cell_timeout)],
+        "ename": "CellTimeoutError",
+        "evalue": "",
+        "traceback": [
+            _("CellTimeoutError: this cell ran longer than {seconds} s and was stopped.").format(
+                seconds=cell_timeout
+            )
+        ],
     }
 
     # A deleted test cell comes back, so that it is graded as the instructor wrote it.
     c.OverwriteCells.add_missing_cells = True
     # (nbgrader turns the note's first line into a comment in a code cell.)
-    c.OverwriteCells.missing_cell_notification = _(
-        "This cell (id: {cell_id}) was missing from the submission; grading put it back.") + "\n"
+    c.OverwriteCells.missing_cell_notification = (
+        _("This cell (id: {cell_id}) was missing from the submission; grading put it back.") + "\n"
+    )
     # Tampered grading metadata is restored from the instructor's copy first.
     c.Autograde.sanitize_preprocessors = [
         RestoreGradingMetadata,
-        *Autograde.class_traits()["sanitize_preprocessors"].default()]
+        *Autograde.class_traits()["sanitize_preprocessors"].default(),
+    ]
     c.LimitOutput.max_lines = 500
     c.LimitOutputSize.language = language
     c.Autograde.autograde_preprocessors = _after_limit_output(LimitOutputSize)

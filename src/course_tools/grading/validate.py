@@ -12,9 +12,9 @@ from pathlib import Path
 import nbformat
 from traitlets.config import Config
 
+from course_helpers.i18n import translator
 from course_tools.grading.feedback import recorded_language
 from course_tools.grading.settings import success_message, validator_messages
-from course_helpers.i18n import translator
 
 
 def validate(path: Path, *, cell_timeout: int = 300) -> tuple[bool, str]:
@@ -34,10 +34,17 @@ def validate(path: Path, *, cell_timeout: int = 300) -> tuple[bool, str]:
     lines: list[str] = []
     rule = "=" * 60
     if results.get("type_changed"):
-        lines.append(messages["type_changed_warning"].format(num_changed=len(results["type_changed"])))
+        lines.append(
+            messages["type_changed_warning"].format(num_changed=len(results["type_changed"]))
+        )
         for cell in results["type_changed"]:
-            lines += [rule, _("This {old} cell is now a {new} cell:").format(
-                old=cell["old_type"], new=cell["new_type"]), cell["source"]]
+            lines += [
+                rule,
+                _("This {old} cell is now a {new} cell:").format(
+                    old=cell["old_type"], new=cell["new_type"]
+                ),
+                cell["source"],
+            ]
     elif results.get("changed"):
         lines.append(messages["changed_warning"].format(num_changed=len(results["changed"])))
         for cell in results["changed"]:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+from course_helpers.i18n import translator
 from course_helpers.languages import TRANSLATED
 from course_tools import links, notebook_json
-from course_tools.lessons import BADGES_CELL, SETUP_CELL, lesson_names, read_lesson
-from course_helpers.i18n import translator
 from course_tools.l10n import catalogs, code, files, rules
 from course_tools.l10n.units import code_pieces, join_blocks, lesson_units, split_markdown
+from course_tools.lessons import BADGES_CELL, SETUP_CELL, lesson_names, read_lesson
 
 #: The notes shown on a markdown cell that is (partly) in English: its translation is
 #: out of date (a fuzzy entry), or there is none yet.
@@ -36,10 +36,14 @@ def stale_note(language: str, out_of_date: bool = True) -> str:
     return f"> *{translator(language)(STALE_NOTE if out_of_date else NEW_NOTE)}*"
 
 
-def localize(english: notebook_json.Node, translations: dict[tuple[str, str], str],
-             language: str, name: str, repo: links.Repository | None = None,
-             fuzzy: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset(),
-             ) -> notebook_json.Node:
+def localize(
+    english: notebook_json.Node,
+    translations: dict[tuple[str, str], str],
+    language: str,
+    name: str,
+    repo: links.Repository | None = None,
+    fuzzy: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset(),
+) -> notebook_json.Node:
     """Return the lesson in ``language``; ``translations`` maps (cell id, English) to text.
 
     ``fuzzy`` holds the keys whose translation exists but is out of date. With ``repo``,
@@ -51,8 +55,10 @@ def localize(english: notebook_json.Node, translations: dict[tuple[str, str], st
         if cell.get("id") == BADGES_CELL:
             if repo is not None:
                 notebook.cells[index] = notebook_json.markdown_cell(
-                    BADGES_CELL, repo.badges(language, name),
-                    {"course": {"generated": "course links"}})
+                    BADGES_CELL,
+                    repo.badges(language, name),
+                    {"course": {"generated": "course links"}},
+                )
         elif cell.cell_type == "markdown":
             texts, missing = [], []
             blocks = split_markdown(cell.source)
@@ -67,9 +73,15 @@ def localize(english: notebook_json.Node, translations: dict[tuple[str, str], st
                 texts.insert(at, stale_note(language, any(key in fuzzy for key in missing)))
             cell.source = join_blocks(texts)
         if cell.cell_type == "code":
+
+            def lookup(piece: code.Piece, cell_id: str = cell.id) -> str | None:
+                return translations.get((cell_id, piece.text))
+
             cell.source = code.translate(
-                cell.source, lambda piece, cell_id=cell.id: translations.get((cell_id, piece.text)),
-                f"notebooks/{language}/{name}.ipynb, cell {cell.id!r}")
+                cell.source,
+                lookup,
+                f"notebooks/{language}/{name}.ipynb, cell {cell.id!r}",
+            )
         if cell.cell_type == "code" and cell.id == SETUP_CELL:
             if cell.source.count(ENGLISH_SETUP) != 1:
                 raise catalogs.CatalogError(
@@ -88,11 +100,18 @@ def translations_of(catalog) -> dict[tuple[str, str], str]:
 
 def fuzzy_of(catalog) -> set[tuple[str, str]]:
     """The keys whose translation exists but is out of date."""
-    return {(e.msgctxt, e.msgid) for e in catalog if "fuzzy" in e.flags and e.msgstr and not e.obsolete}
+    return {
+        (e.msgctxt, e.msgid) for e in catalog if "fuzzy" in e.flags and e.msgstr and not e.obsolete
+    }
 
 
-def render(root: Path, language: str, name: str,
-           english: notebook_json.Node | None = None, validate: bool = True) -> str:
+def render(
+    root: Path,
+    language: str,
+    name: str,
+    english: notebook_json.Node | None = None,
+    validate: bool = True,
+) -> str:
     """The text of notebooks/<language>/<name>.ipynb, from English and the catalog.
 
     Raises :class:`catalogs.CatalogError` with ``course l10n check``'s message when a
@@ -103,13 +122,16 @@ def render(root: Path, language: str, name: str,
     path = catalogs.catalog_path(root, language, name)
     catalog = catalogs.read_catalog(path) if path.exists() else None
     if catalog is not None and validate:
-        problems = rules.catalog_problems(root, language, name, catalog,
-                                          lesson_units(english), code_pieces(english))
+        problems = rules.catalog_problems(
+            root, language, name, catalog, lesson_units(english), code_pieces(english)
+        )
         if problems:
             raise catalogs.CatalogError("\n".join(problems))
     found = translations_of(catalog) if catalog is not None else {}
     fuzzy = fuzzy_of(catalog) if catalog is not None else set()
-    notebook = localize(english, found, language, name, links.repository(root, required=False), fuzzy)
+    notebook = localize(
+        english, found, language, name, links.repository(root, required=False), fuzzy
+    )
     return notebook_json.writes(notebook)
 
 
@@ -124,18 +146,22 @@ def build(root: Path, languages: list[str] | None = None) -> list[Path]:
     for language in languages:
         if language not in TRANSLATED:
             raise catalogs.CatalogError(
-                f"Unknown language {language!r}; choose from {', '.join(TRANSLATED)}.")
+                f"Unknown language {language!r}; choose from {', '.join(TRANSLATED)}."
+            )
     made, problems = {}, []
     for name in lesson_names(root=root):
         english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
         for language in languages:
             try:
-                made[root / "notebooks" / language / f"{name}.ipynb"] = render(root, language, name, english)
+                made[root / "notebooks" / language / f"{name}.ipynb"] = render(
+                    root, language, name, english
+                )
             except catalogs.CatalogError as error:
                 problems.append(str(error))
     if problems:
         raise catalogs.CatalogError(
             "\n".join(problems) + "\nNothing was built: fix these translations (or mark them "
-            "fuzzy), then run 'course l10n build' again.")
+            "fuzzy), then run 'course l10n build' again."
+        )
     files.write_all(made)
     return list(made)

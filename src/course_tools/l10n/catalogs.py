@@ -87,7 +87,11 @@ def read_catalog(path: Path) -> polib.POFile:
         catalog = polib.pofile(text, wrapwidth=0)
     except (OSError, ValueError) as error:
         shown = _shown(path)
-        where = f"{shown}, {error}" if isinstance(error, po_syntax.PoSyntaxError) else f"{shown}: {error}"
+        where = (
+            f"{shown}, {error}"
+            if isinstance(error, po_syntax.PoSyntaxError)
+            else f"{shown}: {error}"
+        )
         raise CatalogError(
             f"{where} This catalog is not valid gettext, so nothing was read or written. Fix "
             "it in a PO editor or text editor (msgfmt --check names the same line), or "
@@ -111,15 +115,23 @@ def build_template(root: Path, lesson: str) -> polib.POFile:
     source = root / "notebooks" / "en" / f"{lesson}.ipynb"
     template = _new_catalog()
     for unit in lesson_units(read_lesson(source)):
-        template.append(polib.POEntry(msgctxt=unit.cell_id, msgid=unit.text, msgstr="",
-                                      comment=code.KINDS.get(unit.kind, "")))
+        template.append(
+            polib.POEntry(
+                msgctxt=unit.cell_id,
+                msgid=unit.text,
+                msgstr="",
+                comment=code.KINDS.get(unit.kind, ""),
+            )
+        )
     return template
 
 
 def extract(root: Path) -> list[Path]:
     """Write ``locales/templates/NN_name.pot`` for every English lesson."""
-    made = {template_path(root, lesson): format_catalog(build_template(root, lesson))
-            for lesson in lesson_names(root=root)}
+    made = {
+        template_path(root, lesson): format_catalog(build_template(root, lesson))
+        for lesson in lesson_names(root=root)
+    }
     files.write_all(made)
     return list(made)
 
@@ -135,15 +147,18 @@ class MergeReport:
 
 
 #: The translator comment on an entry whose cell was renamed; dropped once it is reviewed.
-RENAMED = "Cell renamed: this translation comes from cell {old!r}; review it, then remove the fuzzy flag."
+RENAMED = (
+    "Cell renamed: this translation comes from cell {old!r}; review it, then remove the fuzzy flag."
+)
 
 
 def _without_rename_note(comment: str) -> str:
     return "\n".join(line for line in comment.split("\n") if not line.startswith("Cell renamed: "))
 
 
-def merge(catalog: polib.POFile, template: polib.POFile, language: str,
-          name: str = "") -> tuple[polib.POFile, MergeReport]:
+def merge(
+    catalog: polib.POFile, template: polib.POFile, language: str, name: str = ""
+) -> tuple[polib.POFile, MergeReport]:
     """Merge a template into a catalog the way msgmerge does, one cell at a time.
 
     - an unchanged paragraph keeps its translation (and its fuzzy flag, if it had one);
@@ -163,12 +178,18 @@ def merge(catalog: polib.POFile, template: polib.POFile, language: str,
     contexts = {context for context, _ in wanted}
     used: set[tuple[str | None, str]] = set()
 
-    renamed_from = _renamed_cells([e.msgctxt for e in catalog if not e.obsolete],
-                                  [e.msgctxt for e in template])
+    renamed_from = _renamed_cells(
+        [e.msgctxt for e in catalog if not e.obsolete], [e.msgctxt for e in template]
+    )
 
+    # leftovers() applies its predicate at once, so the lambdas below that read the loop's
+    # entry are safe (noqa: B023).
     def leftovers(predicate):
-        return [e for key, e in old.items()
-                if key not in wanted and key not in used and e.msgstr and predicate(e)]
+        return [
+            e
+            for key, e in old.items()
+            if key not in wanted and key not in used and e.msgstr and predicate(e)
+        ]
 
     for entry in template:
         key = (entry.msgctxt, entry.msgid)
@@ -176,21 +197,35 @@ def merge(catalog: polib.POFile, template: polib.POFile, language: str,
         if previous is not None:
             used.add(key)
             reviewed = "fuzzy" not in previous.flags
-            merged.append(polib.POEntry(
-                msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=previous.msgstr,
-                flags=list(previous.flags), previous_msgid=previous.previous_msgid,
-                tcomment=_without_rename_note(previous.tcomment) if reviewed else previous.tcomment,
-                comment=entry.comment))
+            merged.append(
+                polib.POEntry(
+                    msgctxt=entry.msgctxt,
+                    msgid=entry.msgid,
+                    msgstr=previous.msgstr,
+                    flags=list(previous.flags),
+                    previous_msgid=previous.previous_msgid,
+                    tcomment=_without_rename_note(previous.tcomment)
+                    if reviewed
+                    else previous.tcomment,
+                    comment=entry.comment,
+                )
+            )
             continue
-        source = _closest(entry.msgid, leftovers(lambda e: e.msgctxt == entry.msgctxt))
+        source = _closest(entry.msgid, leftovers(lambda e: e.msgctxt == entry.msgctxt))  # noqa: B023
         if source is None:  # the same text in a cell that no longer exists: a renamed cell
-            moved = leftovers(lambda e: e.msgid == entry.msgid and e.msgctxt not in contexts)
+            moved = leftovers(lambda e: e.msgid == entry.msgid and e.msgctxt not in contexts)  # noqa: B023
             source = moved[0] if moved else None
         if source is None and entry.msgctxt in renamed_from:  # renamed and edited
-            source = _closest(entry.msgid, leftovers(lambda e: e.msgctxt == renamed_from[entry.msgctxt]))
+            source = _closest(
+                entry.msgid,
+                leftovers(lambda e: e.msgctxt == renamed_from[entry.msgctxt]),  # noqa: B023
+            )
         if source is None:
-            merged.append(polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr="",
-                                        comment=entry.comment))
+            merged.append(
+                polib.POEntry(
+                    msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr="", comment=entry.comment
+                )
+            )
             report.new.append((entry.msgctxt, entry.msgid))
             continue
         used.add((source.msgctxt, source.msgid))
@@ -198,9 +233,17 @@ def merge(catalog: polib.POFile, template: polib.POFile, language: str,
         note = _without_rename_note(source.tcomment)
         if renamed:
             note = "\n".join(filter(None, [note, RENAMED.format(old=source.msgctxt)]))
-        merged.append(polib.POEntry(
-            msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=source.msgstr, flags=["fuzzy"],
-            previous_msgid=source.msgid, tcomment=note, comment=entry.comment))
+        merged.append(
+            polib.POEntry(
+                msgctxt=entry.msgctxt,
+                msgid=entry.msgid,
+                msgstr=source.msgstr,
+                flags=["fuzzy"],
+                previous_msgid=source.msgid,
+                tcomment=note,
+                comment=entry.comment,
+            )
+        )
         report.fuzzy.append((entry.msgctxt, entry.msgid))
         edited = " and its text edited" if source.msgid != entry.msgid else ""
         warning = (
@@ -232,7 +275,7 @@ def _renamed_cells(old: list[str], new: list[str]) -> dict[str, str]:
     kept = set(old) & set(new)
 
     def place(order: list[str], cell: str) -> str | None:
-        before = [c for c in order[:order.index(cell)] if c in kept]
+        before = [c for c in order[: order.index(cell)] if c in kept]
         return before[-1] if before else None
 
     gone = {cell: place(old, cell) for cell in old if cell not in kept}
@@ -253,8 +296,10 @@ def _closest(text: str, candidates: list[polib.POEntry]) -> polib.POEntry | None
     "autojunk" heuristic discards common letters and rates near-identical paragraphs
     as unrelated.
     """
-    scored = [(difflib.SequenceMatcher(None, text, e.msgid, autojunk=False).ratio(), e)
-              for e in candidates]
+    scored = [
+        (difflib.SequenceMatcher(None, text, e.msgid, autojunk=False).ratio(), e)
+        for e in candidates
+    ]
     best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
     return best[1] if best[0] >= _FUZZY_CUTOFF else None
 
@@ -269,7 +314,9 @@ def update(root: Path, languages: list[str] | None = None) -> dict[Path, MergeRe
     languages = languages or list(TRANSLATED)
     for language in languages:
         if language not in TRANSLATED:
-            raise CatalogError(f"Unknown language {language!r}; choose from {', '.join(TRANSLATED)}.")
+            raise CatalogError(
+                f"Unknown language {language!r}; choose from {', '.join(TRANSLATED)}."
+            )
     reports, made = {}, {}
     for lesson in lesson_names(root=root):
         template = read_catalog(template_path(root, lesson))
@@ -323,8 +370,15 @@ def todo(path: Path) -> list[Todo]:
         if entry.obsolete:
             continue
         if "fuzzy" in entry.flags or not entry.msgstr:
-            found.append(Todo(path, entry.linenum, entry.msgctxt or "",
-                              "fuzzy" if "fuzzy" in entry.flags else "untranslated", entry.msgid))
+            found.append(
+                Todo(
+                    path,
+                    entry.linenum or 0,  # set on every entry polib reads from a file
+                    entry.msgctxt or "",
+                    "fuzzy" if "fuzzy" in entry.flags else "untranslated",
+                    entry.msgid,
+                )
+            )
     return found
 
 
@@ -336,9 +390,18 @@ def status(root: Path) -> list[Status]:
         for lesson in lesson_names(root=root):
             path = catalog_path(root, language, lesson)
             if not path.exists():
-                rows.append(Status(language, lesson, 0, 0, len(read_catalog(template_path(root, lesson)))))
+                rows.append(
+                    Status(language, lesson, 0, 0, len(read_catalog(template_path(root, lesson))))
+                )
                 continue
             catalog = read_catalog(path)
-            rows.append(Status(language, lesson, len(catalog.translated_entries()),
-                               len(catalog.fuzzy_entries()), len(catalog.untranslated_entries())))
+            rows.append(
+                Status(
+                    language,
+                    lesson,
+                    len(catalog.translated_entries()),
+                    len(catalog.fuzzy_entries()),
+                    len(catalog.untranslated_entries()),
+                )
+            )
     return rows

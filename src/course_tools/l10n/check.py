@@ -47,13 +47,17 @@ def stale_problems(root: Path, language: str | None, name: str, units: list[Unit
     problems = []
     for cell_id, text in wanted:
         if (cell_id, text) not in keys:
-            problems.append(f"{label} cell {cell_id!r}: {shown} has no entry for "
-                            f"{_short(text)!r} of notebooks/en/{name}.ipynb; run '{command}'.")
+            problems.append(
+                f"{label} cell {cell_id!r}: {shown} has no entry for "
+                f"{_short(text)!r} of notebooks/en/{name}.ipynb; run '{command}'."
+            )
     for (cell_id, text), line in keys.items():
         if (cell_id, text) not in set(wanted):
-            problems.append(f"{label} cell {cell_id!r} ({shown}, line {line}): the entry "
-                            f"{_short(text)!r} is no longer in notebooks/en/{name}.ipynb; "
-                            f"run '{command}'.")
+            problems.append(
+                f"{label} cell {cell_id!r} ({shown}, line {line}): the entry "
+                f"{_short(text)!r} is no longer in notebooks/en/{name}.ipynb; "
+                f"run '{command}'."
+            )
     return problems
 
 
@@ -66,8 +70,14 @@ def check_catalog(root: Path, language: str, name: str) -> list[str]:
     if not path.exists():
         return []
     english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
-    return rules.catalog_problems(root, language, name, catalogs.read_catalog(path),
-                                  lesson_units(english), code_pieces(english))
+    return rules.catalog_problems(
+        root,
+        language,
+        name,
+        catalogs.read_catalog(path),
+        lesson_units(english),
+        code_pieces(english),
+    )
 
 
 def check_notebook(root: Path, language: str, name: str, catalog_ok: bool = True) -> list[str]:
@@ -75,28 +85,36 @@ def check_notebook(root: Path, language: str, name: str, catalog_ok: bool = True
     english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
     target = root / "notebooks" / language / f"{name}.ipynb"
     if not target.exists():
-        return [f"{name} [{language}]: {target.relative_to(root)} is missing; run 'course l10n build'."]
+        return [
+            f"{name} [{language}]: {target.relative_to(root)} is missing; run 'course l10n build'."
+        ]
     built = notebook_json.reads(target.read_text(encoding="utf-8"))
     problems = []
     english_code = {c.id: c.source for c in english.cells if c.cell_type == "code"}
     built_code = {c.id: c.source for c in built.cells if c.cell_type == "code"}
     if list(english_code) != list(built_code):
-        problems.append(f"{name} [{language}]: the code cells are not the English ones "
-                        f"(ids {list(built_code)} instead of {list(english_code)}).")
+        problems.append(
+            f"{name} [{language}]: the code cells are not the English ones "
+            f"(ids {list(built_code)} instead of {list(english_code)})."
+        )
     for cell_id, source in built_code.items():
         expected = english_code.get(cell_id)
         if cell_id == SETUP_CELL and expected is not None:
             expected = expected.replace(build.ENGLISH_SETUP, f'language="{language}"')
         if expected is not None and code_tokens(source) != code_tokens(expected):
-            problems.append(f"{name} [{language}] cell {cell_id!r}: this code cell differs from "
-                            "English in more than its comments, docstrings and displayed "
-                            "strings; every language runs the same code.")
+            problems.append(
+                f"{name} [{language}] cell {cell_id!r}: this code cell differs from "
+                "English in more than its comments, docstrings and displayed "
+                "strings; every language runs the same code."
+            )
     if not catalog_ok:
         return problems  # check_catalog names each broken entry; nothing can be built yet
     fresh = build.render(root, language, name, english, validate=False)
     if target.read_text(encoding="utf-8") != fresh:
-        problems.append(f"{name} [{language}]: {target.relative_to(root)} is out of date with its "
-                        "English source and catalog; run 'course l10n build' and commit the result.")
+        problems.append(
+            f"{name} [{language}]: {target.relative_to(root)} is out of date with its "
+            "English source and catalog; run 'course l10n build' and commit the result."
+        )
     return problems
 
 

@@ -37,12 +37,11 @@ from dataclasses import dataclass
 
 #: Kinds of translatable text in code, with the note a translator sees for each.
 KINDS = {
-    "comment": "A comment in a code cell. Each line of your translation becomes one "
-               "comment line.",
+    "comment": "A comment in a code cell. Each line of your translation becomes one comment line.",
     "inline comment": "A comment at the end of a line of code: keep it on one line.",
     "docstring": "A docstring in a code cell.",
     "string": "Text the code prints or draws (a Python string): keep every {...} "
-              "field and every backslash escape (\\n) exactly as it is.",
+    "field and every backslash escape (\\n) exactly as it is.",
 }
 
 _ALL = None  # every positional argument
@@ -92,8 +91,9 @@ def _python_lines(source: str) -> list[str]:
     lines = []
     for line in source.split("\n"):
         stripped = line.lstrip()
-        lines.append(line[: len(line) - len(stripped)] + "pass" if stripped.startswith(("%", "!"))
-                     else line)
+        lines.append(
+            line[: len(line) - len(stripped)] + "pass" if stripped.startswith(("%", "!")) else line
+        )
     return lines
 
 
@@ -102,8 +102,10 @@ def _parse(source: str, where: str) -> tuple[list[str], ast.Module]:
     try:
         return lines, ast.parse("\n".join(lines))
     except SyntaxError as error:
-        raise CodeError(f"{where}, line {error.lineno}: this code cell is not valid Python "
-                        f"({error.msg}); fix it in the English notebook.") from error
+        raise CodeError(
+            f"{where}, line {error.lineno}: this code cell is not valid Python "
+            f"({error.msg}); fix it in the English notebook."
+        ) from error
 
 
 def _has_words(text: str) -> bool:
@@ -112,7 +114,9 @@ def _has_words(text: str) -> bool:
 
 def _comments(lines: list[str]) -> Iterator[Piece]:
     tokens = tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
-    comments = [(t.start[0] - 1, t.start[1], t.string) for t in tokens if t.type == tokenize.COMMENT]
+    comments = [
+        (t.start[0] - 1, t.start[1], t.string) for t in tokens if t.type == tokenize.COMMENT
+    ]
     block: list[tuple[int, int, str]] = []
 
     def flush() -> Iterator[Piece]:
@@ -132,8 +136,9 @@ def _comments(lines: list[str]) -> Iterator[Piece]:
         if not whole_line:
             yield from flush()
             if _has_words(_comment_text(comment)):
-                yield Piece("inline comment", _comment_text(comment), row, col, row,
-                            len(lines[row]))
+                yield Piece(
+                    "inline comment", _comment_text(comment), row, col, row, len(lines[row])
+                )
             continue
         if block and (block[-1][0] != row - 1 or block[-1][1] != col):
             yield from flush()
@@ -151,7 +156,13 @@ def _char_col(line: str, byte_col: int) -> int:
 
 def _callee(call: ast.Call) -> str:
     func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else ""
+    )
 
 
 def _display_nodes(tree: ast.Module) -> Iterator[tuple[str, ast.expr]]:
@@ -167,18 +178,24 @@ def _display_nodes(tree: ast.Module) -> Iterator[tuple[str, ast.expr]]:
             if (positions is _ALL or index in positions) and _is_text(argument):
                 yield "string", argument
         for keyword in node.keywords:
-            if (keyword.arg in keywords or keyword.arg in _DISPLAY_KEYWORDS) and _is_text(keyword.value):
+            if (keyword.arg in keywords or keyword.arg in _DISPLAY_KEYWORDS) and _is_text(
+                keyword.value
+            ):
                 yield "string", keyword.value
 
 
 def _is_text(node: ast.expr) -> bool:
-    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+    return isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str)
+    )
 
 
 def _literals(lines: list[str], node: ast.expr) -> Iterator[tuple[str, str, int, int, int, int]]:
     """Each literal of a (possibly implicitly concatenated) string node:
     (prefix, quote, body start line, body start col, body end line, body end col)."""
     row, col = node.lineno - 1, _char_col(lines[node.lineno - 1], node.col_offset)
+    # Python's parser sets the end of every node it makes.
+    assert node.end_lineno is not None and node.end_col_offset is not None
     end_row = node.end_lineno - 1
     end_col = _char_col(lines[end_row], node.end_col_offset)
     while (row, col) < (end_row, end_col):
@@ -191,7 +208,7 @@ def _literals(lines: list[str], node: ast.expr) -> Iterator[tuple[str, str, int,
             continue
         match = _LITERAL.match(line, col)
         if match is None:
-            raise CodeError(f"unexpected text {line[col:col + 20]!r} in a string literal")
+            raise CodeError(f"unexpected text {line[col : col + 20]!r} in a string literal")
         prefix, quote = match.group("prefix"), match.group("quote")
         body_row, body_col = row, match.end()
         row, col = _literal_end(lines, body_row, body_col, quote)
@@ -218,7 +235,7 @@ def _region(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> s
     (r0, c0), (r1, c1) = start, end
     if r0 == r1:
         return lines[r0][c0:c1]
-    return "\n".join([lines[r0][c0:], *lines[r0 + 1:r1], lines[r1][:c1]])
+    return "\n".join([lines[r0][c0:], *lines[r0 + 1 : r1], lines[r1][:c1]])
 
 
 def pieces(source: str, where: str = "code cell") -> list[Piece]:
@@ -245,21 +262,28 @@ def translation_problem(piece: Piece, translation: str) -> str | None:
     if piece.kind in ("string", "docstring"):
         if "\n" in translation and len(piece.quote) == 1:
             return "this string is on one line: write \\n for a line break, not a new line"
-        missing, extra = fields(piece.text) - fields(translation), fields(translation) - fields(piece.text)
+        missing, extra = (
+            fields(piece.text) - fields(translation),
+            fields(translation) - fields(piece.text),
+        )
         if piece.kind == "docstring":  # never formatted: braces are words there
             missing = Counter(t for t in missing.elements() if t.startswith("\\"))
             extra = Counter(t for t in extra.elements() if t.startswith("\\"))
         if missing or extra:
-            return "; ".join([f"lost {text!r}" for text in sorted(missing)]
-                             + [f"added {text!r}" for text in sorted(extra)])
+            return "; ".join(
+                [f"lost {text!r}" for text in sorted(missing)]
+                + [f"added {text!r}" for text in sorted(extra)]
+            )
         literal = piece.prefix + piece.quote + translation + piece.quote
         try:
             node = ast.parse(literal, mode="eval").body
         except SyntaxError:
             node = None
         if not _is_text(node) if node is not None else True:
-            return (f"the translation does not make a valid Python string between {piece.quote} "
-                    f"quotes; write \\{piece.quote[0]} for a quote inside it")
+            return (
+                f"the translation does not make a valid Python string between {piece.quote} "
+                f"quotes; write \\{piece.quote[0]} for a quote inside it"
+            )
     return None
 
 
@@ -272,18 +296,21 @@ def translate(source: str, lookup: Callable[[Piece], str | None], where: str = "
             continue
         problem = translation_problem(piece, translation)
         if problem:
-            raise CodeError(f"{where}: the translation of {piece.text[:50]!r} cannot go into the "
-                            f"code: {problem}.")
+            raise CodeError(
+                f"{where}: the translation of {piece.text[:50]!r} cannot go into the "
+                f"code: {problem}."
+            )
         if piece.kind == "comment":
-            text = "\n".join(piece.indent + ("# " + line if line else "#")
-                             for line in translation.split("\n"))
+            text = "\n".join(
+                piece.indent + ("# " + line if line else "#") for line in translation.split("\n")
+            )
         elif piece.kind == "inline comment":
             text = "# " + translation
         else:
             text = translation
         head = lines[piece.start_line][: piece.start_col]
-        tail = lines[piece.end_line][piece.end_col:]
-        lines[piece.start_line: piece.end_line + 1] = (head + text + tail).split("\n")
+        tail = lines[piece.end_line][piece.end_col :]
+        lines[piece.start_line : piece.end_line + 1] = (head + text + tail).split("\n")
     return "\n".join(lines)
 
 
@@ -295,10 +322,17 @@ def skeleton(source: str, where: str = "code cell") -> list[tuple[int, str]]:
     lines = source.split("\n")
     for piece in reversed([p for p in pieces(source, where) if p.kind in ("string", "docstring")]):
         head = lines[piece.start_line][: piece.start_col]
-        tail = lines[piece.end_line][piece.end_col:]
-        lines[piece.start_line: piece.end_line + 1] = [head + PLACEHOLDER + tail]
+        tail = lines[piece.end_line][piece.end_col :]
+        lines[piece.start_line : piece.end_line + 1] = [head + PLACEHOLDER + tail]
     lines = [repr(line.strip()) if line.lstrip().startswith(("%", "!")) else line for line in lines]
-    skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-               tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
+    skipped = {
+        tokenize.COMMENT,
+        tokenize.NL,
+        tokenize.NEWLINE,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.ENCODING,
+        tokenize.ENDMARKER,
+    }
     tokens = tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
     return [(t.type, t.string) for t in tokens if t.type not in skipped]

@@ -20,27 +20,49 @@ Obsolete entries without a translation are dropped, as msgcat drops them.
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
+from functools import cache
 
 import polib
 
 PAGE_WIDTH = 79
-_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a", "\b": "\\b", "\f": "\\f",
-            "\v": "\\v", "\\": "\\\\", '"': '\\"'}
+_ESCAPES = {
+    "\n": "\\n",
+    "\t": "\\t",
+    "\r": "\\r",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
 # UAX #14's LB25 before Unicode 15.1: no break inside these pairs of classes.
-_NO_BREAK = {("CL", "PO"), ("CP", "PO"), ("CL", "PR"), ("CP", "PR"), ("NU", "PO"), ("NU", "PR"),
-             ("PO", "OP"), ("PO", "NU"), ("PR", "OP"), ("PR", "NU"), ("HY", "NU"), ("IS", "NU"),
-             ("NU", "NU"), ("SY", "NU")}
+_NO_BREAK = {
+    ("CL", "PO"),
+    ("CP", "PO"),
+    ("CL", "PR"),
+    ("CP", "PR"),
+    ("NU", "PO"),
+    ("NU", "PR"),
+    ("PO", "OP"),
+    ("PO", "NU"),
+    ("PR", "OP"),
+    ("PR", "NU"),
+    ("HY", "NU"),
+    ("IS", "NU"),
+    ("NU", "NU"),
+    ("SY", "NU"),
+}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _class(char: str) -> str:
     from uniseg.linebreak import line_break
 
     return str(line_break(char)).rsplit(".", 1)[-1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pair(before: str, here: str, spaced: bool) -> bool:
     """Whether UAX #14 allows a break before ``here``, after ``before`` (and a space).
 
@@ -51,8 +73,9 @@ def _pair(before: str, here: str, spaced: bool) -> bool:
     try:
         from uniseg.linebreak import line_break_breakables
     except ImportError as error:  # the learner's runtime does not need it; the tooling does
-        raise ImportError("course l10n needs uniseg to write catalogs as gettext does: "
-                          "pip install uniseg") from error
+        raise ImportError(
+            "course l10n needs uniseg to write catalogs as gettext does: pip install uniseg"
+        ) from error
     # A letter in front, so that no rule about the start of a word applies (libunistring
     # has none, such as Unicode 15.1's LB20a, which keeps "first-|in" together).
     allowed = bool(list(line_break_breakables("x" + before + (" " if spaced else "") + here))[-1])
@@ -110,7 +133,7 @@ def _string(keyword: str, value: str, prefix: str = "") -> list[str]:
     """The lines of ``keyword "value"``, wrapped as msgcat wraps them."""
     portions, start = [], 0
     while (end := value.find("\n", start)) >= 0:
-        portions.append(value[start:end + 1])
+        portions.append(value[start : end + 1])
         start = end + 1
     if start < len(value) or not portions:
         portions.append(value[start:])
@@ -167,8 +190,9 @@ def _entry(entry: polib.POEntry, obsolete: bool = False) -> list[str]:
 
 def format_catalog(catalog: polib.POFile) -> str:
     """The text msgcat would write for ``catalog``."""
-    header = polib.POEntry(msgid="", msgstr="".join(f"{key}: {value}\n"
-                                                    for key, value in catalog.ordered_metadata()))
+    header = polib.POEntry(
+        msgid="", msgstr="".join(f"{key}: {value}\n" for key, value in catalog.ordered_metadata())
+    )
     header.tcomment = catalog.header or ""
     if catalog.metadata_is_fuzzy:
         header.flags = ["fuzzy"]

@@ -20,8 +20,19 @@ import re
 from dataclasses import dataclass, field
 
 _KEYWORD = re.compile(r"(msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\s+(.*)$")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
-            "\\": "\\", '"': '"', "'": "'", "?": "?"}
+_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "?": "?",
+}
 
 
 class PoSyntaxError(ValueError):
@@ -42,8 +53,9 @@ class _Entry:
 
 def _unquote(text: str, line: int) -> str:
     body = text.strip()[1:-1]
-    return re.sub(r"\\([0-7]{1,3}|x[0-9A-Fa-f]+|.)",
-                  lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
+    return re.sub(
+        r"\\([0-7]{1,3}|x[0-9A-Fa-f]+|.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body
+    )
 
 
 def _string(text: str, line: int, after: str) -> str:
@@ -54,15 +66,21 @@ def _string(text: str, line: int, after: str) -> str:
     while index < len(text):
         char = text[index]
         if char == "\\":
-            escape = re.match(r'[ntrabfv\\"\'?]|[0-7]{1,3}|x[0-9A-Fa-f]+', text[index + 1:])
+            escape = re.match(r'[ntrabfv\\"\'?]|[0-7]{1,3}|x[0-9A-Fa-f]+', text[index + 1 :])
             if escape is None:
-                raise PoSyntaxError(line, f"invalid escape {text[index:index + 2]!r} in this "
-                                          "string; write \\\\ for a backslash.")
+                raise PoSyntaxError(
+                    line,
+                    f"invalid escape {text[index : index + 2]!r} in this "
+                    "string; write \\\\ for a backslash.",
+                )
             index += 1 + len(escape.group(0))
         elif char == '"':
-            if text[index + 1:].strip():
-                raise PoSyntaxError(line, "text after this string's closing quote; a \" inside "
-                                          "a string must be written \\\".")
+            if text[index + 1 :].strip():
+                raise PoSyntaxError(
+                    line,
+                    "text after this string's closing quote; a \" inside "
+                    'a string must be written \\".',
+                )
             return _unquote(text, line)
         else:
             index += 1
@@ -86,8 +104,11 @@ def validate(text: str) -> None:
         elif not stripped or stripped.startswith("#"):
             if stripped.startswith("#") and current is not None and current.last is not None:
                 if "msgstr" not in current.parts:
-                    raise PoSyntaxError(number, f"the entry that starts at line {current.line} "
-                                                "has no msgstr before this comment.")
+                    raise PoSyntaxError(
+                        number,
+                        f"the entry that starts at line {current.line} "
+                        "has no msgstr before this comment.",
+                    )
                 current = None  # a comment after an entry's strings starts the next entry
             continue
         if not stripped:
@@ -97,17 +118,26 @@ def validate(text: str) -> None:
             name, rest = keyword.groups()
             kind = "msgstr" if name.startswith("msgstr") else name
             value = _string(rest, number, name)
-            starts_new = current is None or current.last is None or (
-                current.last == "msgstr" and kind != "msgstr") or order[kind] < order[current.last]
+            starts_new = (
+                current is None
+                or current.last is None
+                or (current.last == "msgstr" and kind != "msgstr")
+                or order[kind] < order[current.last]
+            )
             if starts_new:
                 if current is not None and "msgstr" not in current.parts:
-                    raise PoSyntaxError(number, f"the entry that starts at line {current.line} "
-                                                "has no msgstr.")
+                    raise PoSyntaxError(
+                        number, f"the entry that starts at line {current.line} has no msgstr."
+                    )
                 current = _Entry(number, obsolete)
                 entries.append(current)
+            assert current is not None  # starts_new holds whenever there was none
             if kind != "msgstr" and kind in current.parts:
-                raise PoSyntaxError(number, f"a second {name} in the entry that starts at line "
-                                            f"{current.line}; add a blank line and the missing msgstr.")
+                raise PoSyntaxError(
+                    number,
+                    f"a second {name} in the entry that starts at line "
+                    f"{current.line}; add a blank line and the missing msgstr.",
+                )
             if kind == "msgid" and current.last not in (None, "msgctxt"):
                 raise PoSyntaxError(number, "msgid must come first in an entry (after msgctxt).")
             current.parts.setdefault(kind, []).append(value)
@@ -115,13 +145,18 @@ def validate(text: str) -> None:
             continue
         if stripped.startswith('"'):
             if current is None or current.last is None:
-                raise PoSyntaxError(number, "a string continues nothing: it must follow a msgctxt, "
-                                            "msgid or msgstr line.")
+                raise PoSyntaxError(
+                    number,
+                    "a string continues nothing: it must follow a msgctxt, msgid or msgstr line.",
+                )
             current.parts[current.last][-1] += _string(stripped, number, "a continuation line")
             continue
-        raise PoSyntaxError(number, f"this line is not gettext: {stripped[:40]!r}. Lines are "
-                                    "comments (#), keywords (msgid, msgstr, ...) or strings "
-                                    "in double quotes.")
+        raise PoSyntaxError(
+            number,
+            f"this line is not gettext: {stripped[:40]!r}. Lines are "
+            "comments (#), keywords (msgid, msgstr, ...) or strings "
+            "in double quotes.",
+        )
     if current is not None and "msgstr" not in current.parts:
         raise PoSyntaxError(current.line, "this entry has no msgstr.")
 
@@ -133,9 +168,12 @@ def validate(text: str) -> None:
         context = entry.parts.get("msgctxt", [None])[0]
         key = (context, msgid)  # msgfmt refuses a duplicate even if one of them is obsolete
         if key in seen:
-            raise PoSyntaxError(entry.line, f"duplicate message definition: the entry at line "
-                                            f"{seen[key]} has the same msgctxt and msgid. Keep "
-                                            "one of them.")
+            raise PoSyntaxError(
+                entry.line,
+                f"duplicate message definition: the entry at line "
+                f"{seen[key]} has the same msgctxt and msgid. Keep "
+                "one of them.",
+            )
         seen[key] = entry.line
         if msgid == "" and context is None:
             continue  # the header
@@ -144,5 +182,6 @@ def validate(text: str) -> None:
                 continue
             for where, test in (("begin", str.startswith), ("end", str.endswith)):
                 if test(msgid, "\n") != test(msgstr, "\n"):
-                    raise PoSyntaxError(entry.line, f"msgid and msgstr do not both {where} with "
-                                                    "a newline (\\n).")
+                    raise PoSyntaxError(
+                        entry.line, f"msgid and msgstr do not both {where} with a newline (\\n)."
+                    )

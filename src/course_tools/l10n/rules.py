@@ -44,14 +44,17 @@ def protected(text: str) -> Counter:
     return found
 
 
-def entry_problem(unit: Unit, translation: str, language: str,
-                  pieces: dict[tuple[str, str], code.Piece]) -> str | None:
+def entry_problem(
+    unit: Unit, translation: str, language: str, pieces: dict[tuple[str, str], code.Piece]
+) -> str | None:
     """Why ``translation`` cannot stand for ``unit`` in ``language``, or None."""
     if unit.text.startswith(("```", "~~~")):
         english, translated = unit.text.split("\n"), translation.split("\n")
         if (english[0], english[-1]) != (translated[0], translated[-1]):
-            return (f"a fenced block's translation must keep its fence lines "
-                    f"{english[0]!r} and {english[-1]!r}; translate only what is between them.")
+            return (
+                f"a fenced block's translation must keep its fence lines "
+                f"{english[0]!r} and {english[-1]!r}; translate only what is between them."
+            )
         # Inside the fences: words, arrows and layout; the fences are not a code span.
         unit = Unit(unit.cell_id, "\n".join(english[1:-1]), unit.kind)
         translation = "\n".join(translated[1:-1])
@@ -59,16 +62,22 @@ def entry_problem(unit: Unit, translation: str, language: str,
         missing = protected(unit.text) - protected(translation)
         extra = protected(translation) - protected(unit.text)
         if missing or extra:
-            return "the translation must keep what the English has: " + "; ".join(
-                [f"lost {kind} {text!r}" for kind, text in sorted(missing)]
-                + [f"added {kind} {text!r}" for kind, text in sorted(extra)]) + "."
+            return (
+                "the translation must keep what the English has: "
+                + "; ".join(
+                    [f"lost {kind} {text!r}" for kind, text in sorted(missing)]
+                    + [f"added {kind} {text!r}" for kind, text in sorted(extra)]
+                )
+                + "."
+            )
     piece = pieces.get((unit.cell_id, unit.text))
     if piece is not None:
         problem = code.translation_problem(piece, translation)
         if problem:
             return f"this text sits in code ({unit.kind}): {problem}."
-    typo = typography.problems(translation, language, unit.text,
-                               quotes=unit.kind in ("prose", "message"))
+    typo = typography.problems(
+        translation, language, unit.text, quotes=unit.kind in ("prose", "message")
+    )
     if typo:
         return "typography: " + "; ".join(typo) + "."
     return None
@@ -79,7 +88,9 @@ def helper_catalog_problems(root: Path, language: str) -> list[str]:
     its ``{placeholders}`` survive and the language's typography holds."""
     from course_tools.l10n import catalogs
 
-    path = root / "src" / "course_helpers" / "locale" / language / "LC_MESSAGES" / "course_helpers.po"
+    path = (
+        root / "src" / "course_helpers" / "locale" / language / "LC_MESSAGES" / "course_helpers.po"
+    )
     if not path.exists():
         return []
     catalog = catalogs.read_catalog(path)
@@ -87,8 +98,14 @@ def helper_catalog_problems(root: Path, language: str) -> list[str]:
     return catalog_problems(root, language, "course_helpers", catalog, units, {})
 
 
-def catalog_problems(root: Path, language: str, name: str, catalog: polib.POFile,
-                     units: list[Unit], pieces: dict[tuple[str, str], code.Piece]) -> list[str]:
+def catalog_problems(
+    root: Path,
+    language: str,
+    name: str,
+    catalog: polib.POFile,
+    units: list[Unit],
+    pieces: dict[tuple[str, str], code.Piece],
+) -> list[str]:
     """Every translation in ``catalog`` that would break its notebook, one sentence each.
 
     A fuzzy entry is an old translation kept as a suggestion: the build shows the
@@ -105,6 +122,8 @@ def catalog_problems(root: Path, language: str, name: str, catalog: polib.POFile
         unit = by_key.get((entry.msgctxt, entry.msgid), Unit(entry.msgctxt or "", entry.msgid))
         problem = entry_problem(unit, entry.msgstr, language, pieces)
         if problem:
-            problems.append(f"{name} [{language}] cell {entry.msgctxt!r} ({shown}, line "
-                            f"{entry.linenum}): {problem}")
+            problems.append(
+                f"{name} [{language}] cell {entry.msgctxt!r} ({shown}, line "
+                f"{entry.linenum}): {problem}"
+            )
     return problems

@@ -26,15 +26,16 @@ NBSP = "\u00a0"
 NNBSP = "\u202f"
 
 _SET_ASIDE = re.compile(
-    r"(`+).+?\1"                        # code spans
-    r"|\$\$.+?\$\$|\$[^$\n]+\$"         # math
-    r"|\]\([^)\s]+\)"                   # link targets
-    r"|</?[A-Za-z][^<>]*>"              # HTML tags
-    r"|https?://\S+"                    # bare addresses
-    r"|\{[^{}]*\}"                      # placeholders and f-string fields
-    r"|\\."                             # backslash escapes
-    r"|!\{[^{}]*\}|!\w\S*",                # shell escapes
-    re.S)
+    r"(`+).+?\1"  # code spans
+    r"|\$\$.+?\$\$|\$[^$\n]+\$"  # math
+    r"|\]\([^)\s]+\)"  # link targets
+    r"|</?[A-Za-z][^<>]*>"  # HTML tags
+    r"|https?://\S+"  # bare addresses
+    r"|\{[^{}]*\}"  # placeholders and f-string fields
+    r"|\\."  # backslash escapes
+    r"|!\{[^{}]*\}|!\w\S*",  # shell escapes
+    re.S,
+)
 _COPIED = 20  # characters: a stretch this long, equal to the English, is a quotation
 _GAP = "\x00"
 
@@ -48,28 +49,36 @@ def words_only(text: str, english: str = "") -> str:
     chars = list(words)
     for quoted in set(re.findall(r'"[^"\n]+"', english)):
         for match in re.finditer(re.escape(quoted), text):
-            chars[match.start():match.end()] = _GAP * len(quoted)
+            chars[match.start() : match.end()] = _GAP * len(quoted)
     # Every window of _COPIED characters that the English also has (a hash lookup each:
     # difflib's longest-match search made `course l10n check` take seconds).
-    windows = {english[i:i + _COPIED] for i in range(len(english) - _COPIED + 1)}
+    windows = {english[i : i + _COPIED] for i in range(len(english) - _COPIED + 1)}
     for start in range(len(text) - _COPIED + 1):
-        window = text[start:start + _COPIED]
+        window = text[start : start + _COPIED]
         if window in windows and " " in window.strip():
-            chars[start:start + _COPIED] = _GAP * _COPIED
+            chars[start : start + _COPIED] = _GAP * _COPIED
     return "".join(chars)
 
 
 def _near(text: str, index: int) -> str:
     start = max(0, text.rfind(" ", 0, max(0, index - 12)) + 1)
-    return text[start:index + 12].replace(_GAP, "").replace("\n", " ").strip()
+    return text[start : index + 12].replace(_GAP, "").replace("\n", " ").strip()
 
 
 _FRENCH = [
-    (re.compile(r"[ \u00a0](?=[;!?])"), "a narrow no-break space (U+202F), not {found}, before {mark!r}"),
-    (re.compile(r"(?<=[^\s\u00a0\u202f\x00(\[*_`])(?=[;!?](\s|$|\*|_|\)|»))"),
-     "a narrow no-break space (U+202F) before {mark!r}"),
+    (
+        re.compile(r"[ \u00a0](?=[;!?])"),
+        "a narrow no-break space (U+202F), not {found}, before {mark!r}",
+    ),
+    (
+        re.compile(r"(?<=[^\s\u00a0\u202f\x00(\[*_`])(?=[;!?](\s|$|\*|_|\)|»))"),
+        "a narrow no-break space (U+202F) before {mark!r}",
+    ),
     (re.compile(r"[ \u202f](?=:(\s|$))"), "a no-break space (U+00A0), not {found}, before ':'"),
-    (re.compile(r"(?<=[^\s\u00a0\u202f\x00(\[])(?=:(\s|$))"), "a no-break space (U+00A0) before ':'"),
+    (
+        re.compile(r"(?<=[^\s\u00a0\u202f\x00(\[])(?=:(\s|$))"),
+        "a no-break space (U+00A0) before ':'",
+    ),
     (re.compile(r"«(?!\u00a0)"), "a no-break space (U+00A0) after '«'"),
     (re.compile(r"(?<!\u00a0)»"), "a no-break space (U+00A0) before '»'"),
     (re.compile(r'"'), "« guillemets » instead of straight quotes"),
@@ -84,8 +93,11 @@ _SPANISH = [
 _PORTUGUESE = [
     (re.compile(r'"'), "“aspas curvas” instead of straight quotes"),
 ]
-_RULES = {"fr": _FRENCH, "es": _SPANISH_PORTUGUESE + _SPANISH,
-          "pt-br": _SPANISH_PORTUGUESE + _PORTUGUESE}
+_RULES = {
+    "fr": _FRENCH,
+    "es": _SPANISH_PORTUGUESE + _SPANISH,
+    "pt-br": _SPANISH_PORTUGUESE + _PORTUGUESE,
+}
 _NAMES = {" ": "a plain space", NBSP: "a no-break space (U+00A0)", NNBSP: "a narrow no-break space"}
 
 
@@ -104,8 +116,10 @@ def problems(text: str, language: str, english: str = "", quotes: bool = True) -
             first, end = matches[0], matches[0].end()
             mark = words[end] if end < len(words) else ""
             more = f", and {len(matches) - 1} more like it" if len(matches) > 1 else ""
-            found.append(f"write {message.format(found=_NAMES.get(first.group(0), 'nothing'), mark=mark)}"
-                         f" (in {_near(words, first.start())!r}{more})")
+            found.append(
+                f"write {message.format(found=_NAMES.get(first.group(0), 'nothing'), mark=mark)}"
+                f" (in {_near(words, first.start())!r}{more})"
+            )
     if language == "es":
         found += _spanish_openings(words)
     return found
@@ -121,8 +135,10 @@ def _spanish_openings(words: str) -> list[str]:
                 depth += 1
             elif char == closing:
                 if depth == 0:
-                    found.append(f"write {opening!r} where the phrase ending in {closing!r} begins"
-                                 f" (in {_near(words, index)!r})")
+                    found.append(
+                        f"write {opening!r} where the phrase ending in {closing!r} begins"
+                        f" (in {_near(words, index)!r})"
+                    )
                 else:
                     depth -= 1
     return found

@@ -31,8 +31,19 @@ from typing import Any
 
 from course_helpers.replay.standin.buffers import ReverbAddTrajectoryObserver, ReverbReplayBuffer
 from course_helpers.replay.standin.tables import (
-    Fifo, Lifo, MaxHeap, MinHeap, MinSize, Prioritized, ReplaySample, SampleInfo,
-    SampleToInsertRatio, Server, Table, TrajectoryDataset, Uniform,
+    Fifo,
+    Lifo,
+    MaxHeap,
+    MinHeap,
+    MinSize,
+    Prioritized,
+    ReplaySample,
+    SampleInfo,
+    SampleToInsertRatio,
+    Server,
+    Table,
+    TrajectoryDataset,
+    Uniform,
 )
 
 
@@ -44,19 +55,39 @@ def _module(name: str, doc: str, **members: Any) -> types.ModuleType:
 
 STAND_INS: dict[str, types.ModuleType] = {
     "reverb": _module(
-        "reverb", "In-process stand-in for the parts of dm-reverb the lessons use.",
-        Table=Table, Server=Server, SampleInfo=SampleInfo, ReplaySample=ReplaySample,
+        "reverb",
+        "In-process stand-in for the parts of dm-reverb the lessons use.",
+        Table=Table,
+        Server=Server,
+        SampleInfo=SampleInfo,
+        ReplaySample=ReplaySample,
         TrajectoryDataset=TrajectoryDataset,
-        selectors=_module("reverb.selectors", "Item selectors (Uniform and Fifo work).",
-                          Uniform=Uniform, Fifo=Fifo, Lifo=Lifo, Prioritized=Prioritized,
-                          MaxHeap=MaxHeap, MinHeap=MinHeap),
-        rate_limiters=_module("reverb.rate_limiters", "Rate limiters (min size honoured).",
-                              MinSize=MinSize, SampleToInsertRatio=SampleToInsertRatio),
+        selectors=_module(
+            "reverb.selectors",
+            "Item selectors (Uniform and Fifo work).",
+            Uniform=Uniform,
+            Fifo=Fifo,
+            Lifo=Lifo,
+            Prioritized=Prioritized,
+            MaxHeap=MaxHeap,
+            MinHeap=MinHeap,
+        ),
+        rate_limiters=_module(
+            "reverb.rate_limiters",
+            "Rate limiters (min size honoured).",
+            MinSize=MinSize,
+            SampleToInsertRatio=SampleToInsertRatio,
+        ),
     ),
     "reverb_replay_buffer": _module(
-        "reverb_replay_buffer", "In-process stand-in for tf_agents' reverb_replay_buffer.",
-        ReverbReplayBuffer=ReverbReplayBuffer, DEFAULT_TABLE="experience"),
+        "reverb_replay_buffer",
+        "In-process stand-in for tf_agents' reverb_replay_buffer.",
+        ReverbReplayBuffer=ReverbReplayBuffer,
+        DEFAULT_TABLE="experience",
+    ),
     "reverb_utils": _module(
-        "reverb_utils", "In-process stand-in for tf_agents' reverb_utils.",
-        ReverbAddTrajectoryObserver=ReverbAddTrajectoryObserver),
+        "reverb_utils",
+        "In-process stand-in for tf_agents' reverb_utils.",
+        ReverbAddTrajectoryObserver=ReverbAddTrajectoryObserver,
+    ),
 }

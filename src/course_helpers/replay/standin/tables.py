@@ -11,10 +11,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 #: Where an unsupported feature can be used instead.
-ELSEWHERE = ("The real Reverb supports it: run the lesson on Python 3.11 "
-              "(Binder or a local install).")
-
-
+ELSEWHERE = (
+    "The real Reverb supports it: run the lesson on Python 3.11 (Binder or a local install)."
+)
 
 
 class SampleInfo(NamedTuple):
@@ -80,8 +79,12 @@ class MinSize:
 class SampleToInsertRatio(MinSize):
     """Reverb keeps samples per insert near a ratio; the stand-in honours only the min size."""
 
-    def __init__(self, samples_per_insert: float, min_size_to_sample: int,
-                 error_buffer: float | tuple[float, float]) -> None:
+    def __init__(
+        self,
+        samples_per_insert: float,
+        min_size_to_sample: int,
+        error_buffer: float | tuple[float, float],
+    ) -> None:
         super().__init__(min_size_to_sample)
         self.samples_per_insert = samples_per_insert
         self.error_buffer = error_buffer
@@ -100,9 +103,12 @@ class Items:
 
         self.sequence_length, self.max_size = sequence_length, max_size
         self.spec = tf.nest.map_structure(
-            lambda s: tf.TensorSpec([sequence_length, *s.shape], s.dtype), step_spec)
-        self.fields = [np.zeros([max_size, *s.shape], s.dtype.as_numpy_dtype)
-                       for s in tf.nest.flatten(self.spec)]
+            lambda s: tf.TensorSpec([sequence_length, *s.shape], s.dtype), step_spec
+        )
+        self.fields = [
+            np.zeros([max_size, *s.shape], s.dtype.as_numpy_dtype)
+            for s in tf.nest.flatten(self.spec)
+        ]
         self.written = 0  # items ever written; the newest sits in row (written - 1) % max_size
         self.lock = threading.Lock()
 
@@ -124,12 +130,14 @@ class Items:
                 raise ValueError(
                     f"The table {table_name!r} holds {size} items, but its rate limiter needs at "
                     f"least {min_size} before sampling. Collect more steps first (Reverb would "
-                    "wait forever here: nothing else in this process can add them).")
+                    "wait forever here: nothing else in this process can add them)."
+                )
             keys = self.written - size + (uniform * size).astype(np.int64)
             return [field[keys % self.max_size] for field in self.fields] + [keys, np.int64(size)]
 
-    def sample(self, batch_size: int, min_size: int, table_name: str,
-               per_step: bool = True) -> tuple[Any, SampleInfo]:
+    def sample(
+        self, batch_size: int, min_size: int, table_name: str, per_step: bool = True
+    ) -> tuple[Any, SampleInfo]:
         """A batch of items ``[batch_size, sequence_length, ...]`` and their SampleInfo.
 
         The info is repeated for every step (``[batch_size, sequence_length]``), as
@@ -142,8 +150,11 @@ class Items:
         # Drawn by TensorFlow, so tf.random.set_seed governs sampling as it does elsewhere.
         uniform = tf.random.uniform([batch_size], dtype=tf.float64)
         *flat, keys, size = tf.numpy_function(
-            lambda u: self._gather(u, min_size, table_name), [uniform],
-            [s.dtype for s in flat_spec] + [tf.int64, tf.int64], stateful=True)
+            lambda u: self._gather(u, min_size, table_name),
+            [uniform],
+            [s.dtype for s in flat_spec] + [tf.int64, tf.int64],
+            stateful=True,
+        )
         for tensor, spec in zip(flat, flat_spec):
             tensor.set_shape([batch_size, *spec.shape])
         keys.set_shape([batch_size])
@@ -162,21 +173,32 @@ class Items:
 class Table:
     """A named store of items with a sampler, a remover, a maximum size and a rate limiter."""
 
-    def __init__(self, name: str, sampler: _Selector, remover: _Selector, max_size: int,
-                 rate_limiter: MinSize, max_times_sampled: int = 0,
-                 extensions: Sequence[Any] = (), signature: Any = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        sampler: _Selector,
+        remover: _Selector,
+        max_size: int,
+        rate_limiter: MinSize,
+        max_times_sampled: int = 0,
+        extensions: Sequence[Any] = (),
+        signature: Any = None,
+    ) -> None:
         if not isinstance(sampler, Uniform) or not isinstance(remover, Fifo):
             raise NotImplementedError(
                 f"The in-process stand-in for Reverb supports sampler=Uniform() with "
-                f"remover=Fifo() only, not sampler={sampler!r}, remover={remover!r}. {ELSEWHERE}")
+                f"remover=Fifo() only, not sampler={sampler!r}, remover={remover!r}. {ELSEWHERE}"
+            )
         if max_times_sampled or extensions:
             raise NotImplementedError(
                 f"The in-process stand-in for Reverb supports neither max_times_sampled nor "
-                f"table extensions. {ELSEWHERE}")
+                f"table extensions. {ELSEWHERE}"
+            )
         if not isinstance(rate_limiter, MinSize):
             raise NotImplementedError(
                 f"The in-process stand-in supports the MinSize and SampleToInsertRatio rate "
-                f"limiters, not {rate_limiter!r}. {ELSEWHERE}")
+                f"limiters, not {rate_limiter!r}. {ELSEWHERE}"
+            )
         self.name = name
         self.max_size = int(max_size)
         self.sampler, self.remover = sampler, remover
@@ -195,12 +217,14 @@ class Table:
                 import tensorflow as tf
 
                 step_spec = tf.nest.map_structure(
-                    lambda s: tf.TensorSpec(s.shape[1:], s.dtype), self.signature)
+                    lambda s: tf.TensorSpec(s.shape[1:], s.dtype), self.signature
+                )
             self._items = Items(step_spec, sequence_length, self.max_size)
         elif self._items.sequence_length != sequence_length:
             raise ValueError(
                 f"Table '{self.name}' holds items of {self._items.sequence_length} steps; the "
-                f"in-process stand-in cannot also store items of {sequence_length} steps.")
+                f"in-process stand-in cannot also store items of {sequence_length} steps."
+            )
         return self._items
 
     def __repr__(self) -> str:
@@ -209,7 +233,7 @@ class Table:
 
 # In-process servers by the made-up port that names them, so that a dataset given
 # f"localhost:{server.port}" finds its server as it would over the network.
-_servers: "weakref.WeakValueDictionary[int, Server]" = weakref.WeakValueDictionary()
+_servers: weakref.WeakValueDictionary[int, Server] = weakref.WeakValueDictionary()
 _port_numbers = itertools.count(1)
 
 
@@ -220,13 +244,18 @@ class Server:
     ``TrajectoryDataset`` find the server from the address ``f"localhost:{port}"``.
     """
 
-    def __init__(self, tables: Sequence[Table] | None = None, port: int | None = None,
-                 checkpointer: Any = None) -> None:
+    def __init__(
+        self,
+        tables: Sequence[Table] | None = None,
+        port: int | None = None,
+        checkpointer: Any = None,
+    ) -> None:
         names = [table.name for table in tables or ()]
         duplicates = sorted({name for name in names if names.count(name) > 1})
         if duplicates:
             raise ValueError(
-                f"Multiple items in tables have the same name: {', '.join(duplicates)}")
+                f"Multiple items in tables have the same name: {', '.join(duplicates)}"
+            )
         self._tables = {table.name: table for table in tables or ()}
         self.port = next(_port_numbers)
         _servers[self.port] = self
@@ -245,14 +274,19 @@ class Server:
         self._tables, self._stopped = {}, True
 
     @staticmethod
-    def _at(server_address: str) -> "Server":
+    def _at(server_address: str) -> Server:
         """The in-process server that ``"localhost:<port>"`` names."""
         host, _, port = str(server_address).rpartition(":")
-        server = _servers.get(int(port)) if port.isdigit() and host in ("localhost", "127.0.0.1") else None
+        server = (
+            _servers.get(int(port))
+            if port.isdigit() and host in ("localhost", "127.0.0.1")
+            else None
+        )
         if server is None:
             raise ValueError(
                 f"No in-process Reverb server at {server_address!r}. The stand-in finds a "
-                "server by f\"localhost:{server.port}\" of a Server created in this process.")
+                'server by f"localhost:{server.port}" of a Server created in this process.'
+            )
         return server
 
 
@@ -264,11 +298,16 @@ class TrajectoryDataset:
     """
 
     @staticmethod
-    def from_table_signature(server_address: str, table: str, max_in_flight_samples_per_worker: int,
-                             num_workers_per_iterator: int = -1, max_samples_per_stream: int = -1,
-                             rate_limiter_timeout_ms: int = -1,
-                             get_signature_timeout_secs: int | None = None,
-                             max_samples: int = -1) -> Any:
+    def from_table_signature(
+        server_address: str,
+        table: str,
+        max_in_flight_samples_per_worker: int,
+        num_workers_per_iterator: int = -1,
+        max_samples_per_stream: int = -1,
+        rate_limiter_timeout_ms: int = -1,
+        get_signature_timeout_secs: int | None = None,
+        max_samples: int = -1,
+    ) -> Any:
         """Endless ``ReplaySample(info, data)`` items, each shaped ``[sequence_length, ...]``.
 
         Items are drawn ``max_in_flight_samples_per_worker`` at a time (one NumPy call
@@ -286,9 +325,11 @@ class TrajectoryDataset:
                 raise ValueError(
                     f"Table {table!r} has no signature with a fixed sequence length, and nothing "
                     "opened it yet: give reverb.Table a signature such as "
-                    "tensor_spec.add_outer_dim(spec, 2), or create the ReverbReplayBuffer first.")
+                    "tensor_spec.add_outer_dim(spec, 2), or create the ReverbReplayBuffer first."
+                )
             chosen._open(int(length), None)
         items = chosen._items
+        assert items is not None  # _open() made them
         chunk = max(1, int(max_in_flight_samples_per_worker))
         min_size = chosen.rate_limiter.min_size_to_sample
 
