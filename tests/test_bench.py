@@ -308,10 +308,10 @@ def test_the_kernel_instrumentation_times_the_loop_and_the_evaluations_inside_it
     0, left out) and two inside it, each with its step, its time into the loop and its value."""
     from course_tools import instrument
 
-    clock = iter([0.0, 1.0, 10.0, 12.0, 13.0, 20.0, 21.0, 30.0])
+    clock = iter([0.0, 1.0, 10.0, 12.0, 13.0, 20.0, 21.0, 30.0, 31.0, 32.0])
     monkeypatch.setattr(instrument.time, "perf_counter", lambda: next(clock))
     monkeypatch.setattr(instrument, "evaluations", [])
-    returns = iter([9.0, 50.0, 200.0])
+    returns = iter([9.0, 50.0, 200.0, 199.0])
     evaluate = instrument.timed(
         lambda: {"AverageReturn": next(returns)}, lambda m: m["AverageReturn"]
     )
@@ -320,6 +320,7 @@ def test_the_kernel_instrumentation_times_the_loop_and_the_evaluations_inside_it
     evaluate()  # 12.0 to 13.0
     evaluate()  # 20.0 to 21.0
     instrument.loop_ended()  # 30.0
+    evaluate()  # 31.0 to 32.0: after the loop, left out too
     namespace = {
         "hp": {"num_iterations": 100, "collect_steps_per_iteration": 2},
         "eval_steps": [0, 50, 100],
@@ -334,3 +335,39 @@ def test_the_kernel_instrumentation_times_the_loop_and_the_evaluations_inside_it
     assert (
         line.startswith(instrument.PREFIX) and json.loads(line[len(instrument.PREFIX) :]) == figures
     )
+
+
+@pytest.mark.parametrize(
+    "evaluations, first, median",
+    [
+        (
+            [[200, 1.0, 50.0], [400, 2.0, 196.0]],
+            "step 400 after 2.0 s",
+            "2.0 s (2 of 2 reached it)",
+        ),
+        (
+            [[200, 1.0, 195.0], [400, 2.0, 120.0]],
+            "step 200 after 1.0 s",
+            "1.0 s (2 of 2 reached it)",
+        ),
+        ([[200, 1.0, 50.0], [400, 2.0, 194.9]], "not reached", "not reached"),
+    ],
+)
+def test_dqn_rows_report_the_first_evaluation_at_195_or_say_it_was_not_reached(
+    monkeypatch, evaluations, first, median
+):
+    def fake_run(lesson, cells, **options):
+        return {
+            "evaluations": evaluations,
+            "loop_seconds": 3.0,
+            "eval_seconds": 0.5,
+            "iterations": 400,
+            "peak_memory_mb": 600.0,
+        }
+
+    monkeypatch.setattr(bench, "run_instrumented", fake_run)
+    rows = {row.figure: row.value for row in bench.dqn_rows([42, 1], False, "cpu", {})}
+    assert rows["cpu seed 42: first average return >= 195"] == first
+    assert rows["cpu seed 42: final average return"] == f"{evaluations[-1][2]:.1f}"
+    # Both seeds got the same evaluations here.
+    assert rows["cpu median time to 195, 2 seeds"] == median

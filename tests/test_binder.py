@@ -13,13 +13,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
-from course_helpers import runtime
+from course_helpers import languages, runtime
 from course_tools import binder
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
+LAB_LANGUAGE_PACKS = [e.lab_language_pack for e in languages.ALL if e.lab_language_pack]
 
 
 def binder_environment() -> dict:
@@ -46,11 +48,16 @@ def test_the_pins_cover_the_stack_and_the_interface_languages():
         "gym",
         "pybullet",
         "jupyterlab",
-        "jupyterlab-language-pack-pt-br",
-        "jupyterlab-language-pack-es-es",
-        "jupyterlab-language-pack-fr-fr",
+        *LAB_LANGUAGE_PACKS,
     ):
         assert package in names, package
+
+
+def test_requirements_in_asks_for_the_language_pack_of_every_course_language():
+    """languages.ALL names the packs; requirements.in, which no code reads, must list them."""
+    requirements = (ROOT / "requirements.in").read_text(encoding="utf-8").split()
+    assert set(LAB_LANGUAGE_PACKS) <= set(requirements)
+    assert len(LAB_LANGUAGE_PACKS) == len(languages.TRANSLATED)
 
 
 def test_binder_and_local_set_ups_use_the_same_python():
@@ -90,6 +97,8 @@ def test_start_sets_the_variables_the_lessons_need_then_starts_jupyter():
     assert script.read_text().rstrip().endswith('exec "$@"')
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 def test_binder_starts_jupyterlab_without_nbgraders_instructor_tools():
     """mybinder.org runs binder/start in the repository root before JupyterLab."""
     probe = (
@@ -134,4 +143,4 @@ def test_jupyterlab_offers_its_interface_in_every_course_language():
     from jupyterlab_server.translation_utils import get_language_packs
 
     packs, problems = get_language_packs("en")
-    assert {"pt_BR", "es_ES", "fr_FR"} <= set(packs), problems
+    assert {entry.lab_locale for entry in languages.ALL[1:]} <= set(packs), problems

@@ -24,6 +24,8 @@ def test_course_list_prints_the_lessons_in_order(project, capsys):
     assert capsys.readouterr().out.splitlines() == ["01_hello", "02_broken"]
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 def test_course_run_writes_the_executed_lesson_and_returns_0(project, capsys):
     output = project / "executed.ipynb"
     assert cli.main(["run", "hello", "--quick", "-o", str(output)]) == 0
@@ -40,6 +42,8 @@ def test_course_run_of_an_unknown_lesson_returns_1_with_the_reason_on_stderr(pro
     assert "Did you mean 'hello'" in captured.err
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 def test_course_run_of_a_failing_lesson_returns_1_naming_the_cell(project, capsys):
     assert cli.main(["run", "02", "-o", str(project / "broken.ipynb"), "--cell-timeout", "60"]) == 1
     err = capsys.readouterr().err  # after the progress bar, which also draws on stderr
@@ -112,6 +116,8 @@ INSTRUCTOR_PLUGINS = {
 }
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 @pytest.mark.parametrize("instructor", [False, True], ids=["learner", "instructor"])
 def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_when_asked(
     instructor,

@@ -64,13 +64,22 @@ def test_the_nbstripout_hook_strips_outputs_and_keeps_cell_ids(tmp_path):
     assert cell["outputs"] == [] and cell["execution_count"] is None
 
 
-def test_ruff_finds_an_unused_import_with_the_projects_settings(tmp_path):
-    """The lint settings are live: a file with an unused import fails `ruff check`."""
+def test_ruff_applies_the_projects_rules_beyond_its_defaults(tmp_path):
+    """The settings are read: bugbear's mutable default (B006) is not among ruff's defaults."""
     ruff = Path(sys.executable).with_name("ruff")
     sample = tmp_path / "sample.py"
-    sample.write_text("import os\n", encoding="utf-8")
+    sample.write_text("def f(items=[]):\n    return items\n", encoding="utf-8")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     result = subprocess.run(
         [str(ruff), "check", str(sample)], capture_output=True, text=True, cwd=tmp_path
     )
-    assert result.returncode == 1 and "F401" in result.stdout
+    assert result.returncode == 1 and "B006" in result.stdout
+
+
+def test_ci_runs_the_lint_before_the_tests():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    ci = next(line for line in makefile.splitlines() if line.startswith("ci:"))
+    assert ci.split(":", 1)[1].split()[:2] == ["lint", "test"]
+    lint = makefile.split("\nlint:", 1)[1].split("\n\n", 1)[0]
+    for tool in ("ruff check", "ruff format --check", "mypy", "lint-imports"):
+        assert f"$(BIN)/{tool}" in lint, tool

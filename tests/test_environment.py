@@ -44,6 +44,8 @@ def test_installed_version_matches_requirements_txt(package):
     )
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 def test_a_jupyter_kernel_starts_with_the_pinned_typing_extensions():
     from jupyter_client.manager import start_new_kernel
 

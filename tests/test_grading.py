@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from course_helpers.i18n import translator
+from course_helpers.languages import LANGUAGES
 from course_tools import exercises
 from course_tools.grading import assignment, feedback, sandbox, settings, validate
 
@@ -23,7 +24,7 @@ def graded_cells(notebook):
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-@pytest.mark.parametrize("language", ["en", "pt-br", "es", "fr"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_every_exercise_becomes_a_solution_cell_and_a_test_cell_worth_its_points(lesson, language):
     notebook = assignment.source_notebook(ROOT, lesson, language)
     marked = graded_cells(notebook)

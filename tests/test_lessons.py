@@ -55,6 +55,8 @@ def test_an_unknown_language_is_refused_listing_the_languages(project):
         lessons.lesson_path("01", language="de")
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 @pytest.mark.parametrize("quick, shown", [(True, "1"), (False, "0")])
 def test_run_lesson_writes_the_executed_copy_to_runs_with_quick_mode_passed_on(
     project, monkeypatch, quick, shown
@@ -70,6 +72,8 @@ def test_run_lesson_writes_the_executed_copy_to_runs_with_quick_mode_passed_on(
     assert source.read_bytes() == before  # the lesson itself stays unexecuted
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 def test_run_lesson_runs_extra_code_as_a_last_cell_of_the_executed_copy_only(project):
     source = project / "notebooks" / "en" / "01_hello.ipynb"
     before = source.read_bytes()
@@ -85,6 +89,8 @@ def test_run_lesson_runs_extra_code_as_a_last_cell_of_the_executed_copy_only(pro
     assert source.read_bytes() == before
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 def test_a_cell_over_its_time_limit_is_named_and_the_notebook_still_written(project):
     source = project / "notebooks" / "en" / "03_slow.ipynb"
     notebook = nbformat.v4.new_notebook()
@@ -125,6 +131,8 @@ def test_run_lesson_refuses_to_write_over_the_lesson(project):
     assert source.read_bytes() == before
 
 
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
 def test_a_failing_lesson_is_written_anyway_and_the_error_names_the_cell(project):
     target = project / "runs" / "broken.ipynb"
     with pytest.raises(LessonFailed) as error:

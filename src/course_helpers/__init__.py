@@ -2,9 +2,9 @@
 
 Call :func:`setup` in a lesson's first code cell, before TensorFlow is imported.
 Importing this package imports neither TensorFlow nor pygame, and nothing heavy at all:
-each helper's module is imported the first time a lesson uses it (PEP 562), so that the
-course's command-line tools, which live in the same package, start in a fraction of a
-second.
+each helper's module is imported the first time a lesson uses it (PEP 562), so that a
+lesson's first cell, and the course's tooling (:mod:`course_tools`, which imports this
+package and never the reverse), start in a fraction of a second.
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """The helpers' own messages in the learner's language.
 
 Lessons pass their language to :func:`course_helpers.setup`; text the helpers write into
-a notebook (such as the note on a paragraph whose translation is being updated) comes
-from the package's gettext catalogs in ``locale/<lang>/LC_MESSAGES/course_helpers.po``.
+a notebook (a progress bar's label, a self-check's feedback, a plot's axis) comes from the
+package's gettext catalogs in ``locale/<lang>/LC_MESSAGES/course_helpers.po``. The
+course's tooling reads the same catalogs for what it writes to learners (the badges, the
+grading feedback, the note on a paragraph whose translation is being updated), so each
+language has one catalog of the course's own words.
 They are read with polib, so no compiled .mo files need to be built or committed.
 """
 

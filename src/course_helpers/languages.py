@@ -29,16 +29,19 @@ class Language:
     #: Its name in itself, as the README's badges table shows it.
     name: str
     #: The PyPI distribution that translates JupyterLab's own menus (Settings > Language);
-    #: ``None`` for English, JupyterLab's source language.
+    #: ``None`` for English, JupyterLab's source language. requirements.in lists each
+    #: (tests/test_binder.py checks it).
     lab_language_pack: str | None
+    #: The locale that pack registers with JupyterLab.
+    lab_locale: str
 
 
 #: English first: it is the source, and needs no catalog.
 ALL: tuple[Language, ...] = (
-    Language("en", "en", "English", None),
-    Language("pt-br", "pt_BR", "Português (Brasil)", "jupyterlab-language-pack-pt-br"),
-    Language("es", "es", "Español", "jupyterlab-language-pack-es-es"),
-    Language("fr", "fr", "Français", "jupyterlab-language-pack-fr-fr"),
+    Language("en", "en", "English", None, "en"),
+    Language("pt-br", "pt_BR", "Português (Brasil)", "jupyterlab-language-pack-pt-br", "pt_BR"),
+    Language("es", "es", "Español", "jupyterlab-language-pack-es-es", "es_ES"),
+    Language("fr", "fr", "Français", "jupyterlab-language-pack-fr-fr", "fr_FR"),
 )
 
 #: Every language's code, English first.

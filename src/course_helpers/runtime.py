@@ -124,8 +124,8 @@ def setup(
     """Prepare a quiet, headless runtime. Call it before importing TensorFlow.
 
     Args:
-        language: the lesson's language (en, pt-br, es or fr); text the helpers write
-            into the notebook uses it.
+        language: the lesson's language, one of :data:`course_helpers.languages.LANGUAGES`;
+            text the helpers write into the notebook uses it.
         virtual_display: start an Xvfb virtual screen as well (needs the ``xvfb``
             system package). The lessons do not need one: CartPole renders with SDL's
             dummy driver and pybullet with its CPU renderer.

@@ -52,7 +52,7 @@ def figures(namespace: Mapping[str, Any]) -> dict[str, Any]:
     """The run's figures, from the lesson's own variables (``hp``, ``eval_steps``)."""
     hp = dict(namespace["hp"])
     start, end = _loop["start"], _loop["end"]
-    in_loop = [e for e in evaluations if e[0] >= start]
+    in_loop = [e for e in evaluations if start <= e[0] < end]
     return {
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "iterations": int(hp["num_env_steps"] if "num_env_steps" in hp else hp["num_iterations"]),
