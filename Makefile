@@ -15,7 +15,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab lint test test-unit test-notebooks test-doctests test-colab ci run lock lock-colab setup clean
+.PHONY: lab lint test test-unit test-notebooks test-doctests test-colab test-site site ci run lock lock-colab setup clean
 
 lab: setup
 	$(BIN)/course lab
@@ -27,7 +27,7 @@ lab: setup
 TRANSLATED := $(sort $(filter-out notebooks/en,$(wildcard notebooks/*)))
 
 test: setup test-doctests
-	$(BIN)/python -m pytest tests $(TRANSLATED)
+	$(BIN)/python -m pytest -m "not site" tests $(TRANSLATED)
 
 # About a minute on two cores: the unit tests, then the docstrings' examples.
 test-unit: setup test-doctests
@@ -51,11 +51,34 @@ lint: setup
 test-notebooks: setup
 	$(BIN)/python -m pytest -m notebook tests $(TRANSLATED)
 
+# The website: `make site` builds _build/site/html (README, "The course as a website"),
+# running lessons 1 and 2 in full in every language and taking lesson 3 from its stored
+# runs in site/executions/; SITE_OPTIONS=--quick runs every lesson in quick mode instead.
+# MathJax and axe-core come from npm (site/package-lock.json).
+SITE_OPTIONS ?=
+SITE_NPM := site/node_modules/.installed
+
+site: setup $(SITE_NPM)
+	$(BIN)/course site build $(SITE_OPTIONS)
+
+$(SITE_NPM): site/package.json site/package-lock.json
+	npm ci --prefix site --no-audit --no-fund
+	@touch $(SITE_NPM)
+
+# The site in headless Chromium (Debian's chromium and chromium-driver): links, language
+# switcher, math, images, videos, launch buttons, axe-core, page weight; screenshots in
+# _build/site/screenshots/.
+test-site: site
+	COURSE_SITE_REQUIRED=1 $(BIN)/python -m pytest -p no:cacheprovider -m site tests/test_site.py
+
 # Both Colab-like profiles: 3.13 in French and English, 3.12 in English (the localized
 # set-up output is already checked on 3.13). 3 to 5 minutes each on two cores.
+# Then the website, built in quick mode (lesson 3's stored full runs are not all made
+# yet), in the browser test.
 ci: lint test
 	$(MAKE) test-colab COLAB_PYTHON=3.13
 	$(MAKE) test-colab COLAB_PYTHON=3.12 COLAB_LANGUAGES=en
+	$(MAKE) test-site SITE_OPTIONS=--quick
 
 # The Colab-like profiles: Python 3.13 (Colab's default runtime since August 2026) or
 # 3.12 (its older runtime versions), each from its own lock, ci/colab/requirements-X.Y.txt.
@@ -120,4 +143,4 @@ lock-colab: setup
 	done
 
 clean:
-	rm -rf $(VENV) .venv-colab* runs
+	rm -rf $(VENV) .venv-colab* runs _build site/node_modules

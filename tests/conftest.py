@@ -24,11 +24,14 @@ import pytest  # noqa: E402
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Mark lessons collected by nbval `notebook` and every other test `unit`."""
+    """Mark lessons collected by nbval `notebook` and every other test (but the website's,
+    marked `site`) `unit`."""
     for item in items:
         if str(item.fspath).endswith(".ipynb"):
             item.add_marker(pytest.mark.notebook)
-        elif item.get_closest_marker("notebook") is None:
+        elif (
+            item.get_closest_marker("notebook") is None and item.get_closest_marker("site") is None
+        ):
             item.add_marker(pytest.mark.unit)
 
 

@@ -14,11 +14,12 @@ import pytest
 
 import course_helpers as course
 from course_helpers import i18n
+from course_helpers.languages import TRANSLATED
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = {
     lang: ROOT / "src/course_helpers/locale" / lang / "LC_MESSAGES/course_helpers.po"
-    for lang in ("pt-br", "es", "fr")
+    for lang in TRANSLATED
 }
 
 
@@ -29,9 +30,10 @@ def english_afterwards():
 
 
 def strings_sent_to_gettext() -> set[str]:
-    """Literals the helpers pass to gettext(), and labels the lessons pass to the helpers."""
+    """Literals the helpers and the tooling pass to gettext(), and labels the lessons pass
+    to the helpers. (The tooling writes to learners too: badges, feedback, the website.)"""
     found: set[str] = set()
-    for path in (ROOT / "src/course_helpers").rglob("*.py"):
+    for path in sorted((ROOT / "src").glob("course_*/**/*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(
                 node.func, "id", getattr(node.func, "attr", "")

@@ -128,6 +128,36 @@ def main(argv: list[str] | None = None) -> int:
             help="change nothing; exit with 1 if a file is out of date",
         )
 
+    site = commands.add_parser(
+        "site", help="the course as a website: build it, or refresh a stored run"
+    )
+    site_steps = site.add_subparsers(dest="step", required=True)
+    site_build = site_steps.add_parser(
+        "build",
+        help="write _build/site/html: every lesson in every language with a full run's outputs "
+        "(runs lessons 1 and 2, about 5 minutes; lesson 3 comes from site/executions/)",
+    )
+    site_build.add_argument(
+        "--lang", action="append", choices=LANGUAGES, help="only this language (repeatable)"
+    )
+    site_build.add_argument(
+        "--quick",
+        action="store_true",
+        help="run every lesson in quick mode instead (a minute or two; the pages say so)",
+    )
+    site_build.add_argument(
+        "--reuse",
+        action="store_true",
+        help="reuse the lessons the previous build executed (same mode), to work on the site",
+    )
+    site_execute = site_steps.add_parser(
+        "execute",
+        help="run a stored lesson in full and keep it in site/executions/<lang>/ "
+        "(lesson 3: about half an hour per language)",
+    )
+    site_execute.add_argument("lesson", help="e.g. 03_sac_minitaur or 03")
+    site_execute.add_argument("--lang", default="en", choices=LANGUAGES)
+
     l10n = commands.add_parser("l10n", help="translation catalogs (gettext, keyed by cell id)")
     steps = l10n.add_subparsers(dest="step", required=True)
     steps.add_parser("extract", help="write locales/templates/*.pot from notebooks/en")
@@ -226,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
             return _bench(args)
         elif args.command == "l10n":
             return _l10n(args)
+        elif args.command == "site":
+            return _site(args)
         elif args.command in ("links", "binder"):
             return _sync(args)
         elif args.command in ("assignment", "grade", "validate"):
@@ -253,6 +285,21 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError, lessons.LessonFailed) as error:  # CatalogError, NotebookError too
         print(f"course {args.command}: {error}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _site(args: argparse.Namespace) -> int:
+    from course_tools import site
+
+    root = lessons.project_root()
+    if args.step == "build":
+        html = site.build(root, args.lang, quick=args.quick, reuse=args.reuse)
+        print(f"course site: the website is in {html}; open {html / 'index.html'}")
+    else:
+        name = lessons.lesson_path(args.lesson, args.lang).stem
+        target = site.stored_path(site.Paths(root), args.lang, name)
+        path = site.execute(root, name, args.lang, target)
+        print(f"course site: stored {path}")
     return 0
 
 

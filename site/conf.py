@@ -1,0 +1,51 @@
+"""Sphinx's configuration for the course's website: one build per language.
+
+`course site build` (src/course_tools/site.py) prepares each language's sources (the
+executed lessons and a home page) and runs Sphinx with this folder as its configuration
+folder, passing what differs between languages in COURSE_SITE_SETTINGS (JSON).
+"""
+
+import json
+import os
+
+settings = json.loads(os.environ["COURSE_SITE_SETTINGS"])
+
+project = settings["title"]
+language = settings["locale"]  # Sphinx's own interface texts and search stemmer
+html_title = settings["title"]
+html_last_updated_fmt = settings["date_format"]
+copyright = "the course's authors, Apache-2.0"
+
+extensions = ["myst_nb", "sphinx_copybutton"]
+# The lessons arrive executed (src/course_tools/site.py); Sphinx only renders them.
+nb_execution_mode = "off"
+myst_enable_extensions = ["dollarmath", "amsmath"]
+exclude_patterns = ["_build"]
+# The translations already carry their typography (« », ’, no-break spaces); docutils'
+# smart quotes would turn an apostrophe before **bold** into a closing quote.
+smartquotes = False
+
+html_theme = "sphinx_book_theme"
+html_theme_options = {
+    "repository_url": settings["repository_url"],
+    "repository_branch": settings["branch"],
+    # Launch buttons open this language's notebook: notebooks/<language>/<lesson>.ipynb.
+    "path_to_docs": f"notebooks/{settings['code']}",
+    "launch_buttons": {
+        "colab_url": "https://colab.research.google.com",
+        "binderhub_url": "https://mybinder.org",
+        "notebook_interface": "jupyterlab",
+    },
+    "use_repository_button": True,
+    "show_toc_level": 2,
+}
+templates_path = ["_templates"]
+html_sidebars = {
+    "**": ["navbar-logo.html", "search-button-field.html", "sbt-sidebar-nav.html", "languages.html"]
+}
+html_context = {"course_languages": settings["languages"], "course_language": settings["code"]}
+# MathJax ships with the site (npm's mathjax, copied by the build): equations render
+# offline, and nothing is fetched from a CDN.
+html_static_path = [settings["static"]]
+mathjax_path = "mathjax/tex-chtml.js"
+html_extra_path = [settings["extra"]]

@@ -1,0 +1,310 @@
+"""``course site``: the course as a static website, one Sphinx build per language.
+
+The pages show what a full run of each lesson shows. Lessons 1 and 2 are executed in
+full by the build (a few minutes); lesson 3 trains for about half an hour, so its
+executions are stored in ``site/executions/<language>/`` by ``course site execute`` and
+refreshed on demand, each with the date, the machine and the time it took. Executed
+copies never go back into ``notebooks/``.
+
+For each language the build prepares a source folder (the executed lessons without the
+badges cell, whose images live on other hosts and whose links the theme's launch buttons
+replace; videos moved out of the page into files that load only when played; a home page
+with the lesson table) and runs Sphinx on it with ``site/conf.py``. The result is
+``_build/site/html/<language>/``, with a root page that leads to each language.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from course_helpers.i18n import translator
+from course_helpers.languages import ALL, LANGUAGES, language
+from course_tools import lessons, links
+
+#: Lessons whose executions are stored rather than run by each build.
+STORED = ("03_sac_minitaur",)
+#: The notebook metadata key of a stored execution's record.
+RECORD_KEY = "course_site"
+_ANCHOR = re.compile(r'^<a id="([\w-]+)"></a>$', re.M)
+_VIDEO = re.compile(r'<video[^>]*>\s*<source src="data:video/mp4;base64,([A-Za-z0-9+/=\s]+)"')
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where the site's inputs and outputs live, under the checkout ``root``."""
+
+    root: Path
+
+    @property
+    def config(self) -> Path:
+        return self.root / "site"
+
+    @property
+    def executions(self) -> Path:
+        return self.config / "executions"
+
+    @property
+    def build(self) -> Path:
+        return self.root / "_build" / "site"
+
+    @property
+    def html(self) -> Path:
+        return self.build / "html"
+
+
+def machine() -> dict[str, Any]:
+    """The machine that runs a lesson: processor, cores, Python."""
+    model = ""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        found = re.search(r"^model name\s*:\s*(.+)$", cpuinfo.read_text(), re.M)
+        model = found.group(1).strip() if found else ""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "processor": model or platform.machine(),
+        "cores": cores,
+        "python": platform.python_version(),
+    }
+
+
+def execute(root: Path, lesson: str, code: str, output: Path, quick: bool = False) -> Path:
+    """Run ``lesson`` in ``code``'s language, in full unless ``quick``; record when and where."""
+    start = time.perf_counter()
+    path = lessons.run_lesson(lesson, code, output=output, quick=quick, show_progress=False)
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    notebook.metadata[RECORD_KEY] = {
+        "executed": datetime.now(UTC).date().isoformat(),
+        "machine": machine(),
+        "minutes": round((time.perf_counter() - start) / 60, 1),
+        "quick": quick,
+    }
+    nbformat.write(notebook, path)
+    return path
+
+
+def _record_of(path: Path) -> dict[str, Any]:
+    """The execution record of an executed lesson, or {} if there is none."""
+    if not path.exists():
+        return {}
+    metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+    return dict(metadata.get(RECORD_KEY, {}))
+
+
+def stored_path(paths: Paths, code: str, lesson: str) -> Path:
+    return paths.executions / code / f"{lesson}.ipynb"
+
+
+def _record_note(record: dict[str, Any], code: str) -> str:
+    """The line above a lesson's outputs: when, where and how long it ran, in ``code``."""
+    from babel.dates import format_date
+    from babel.numbers import format_decimal
+
+    _ = translator(code)
+    locale = language(code).locale
+    if record.get("quick"):
+        note = _(
+            "These outputs come from a quick-mode run of this notebook on {date} ({processor}, {cores} cores, Python {python}; "
+            "{minutes} min): the training loops were shortened, so the agent is not trained."
+        )
+    else:
+        note = _(
+            "These outputs come from a full run of this notebook on {date} ({processor}, {cores} cores, Python {python}; "
+            "{minutes} min)."
+        )
+    return note.format(
+        date=format_date(date.fromisoformat(record["executed"]), format="long", locale=locale),
+        **record["machine"],
+        minutes=format_decimal(record["minutes"], format="0.0", locale=locale),
+    )
+
+
+def prepare_notebook(source: Path, target: Path, code: str, videos: Path) -> dict[str, Any]:
+    """Copy an executed lesson for the site; returns its record (date, machine, minutes)."""
+    import nbformat
+
+    notebook = nbformat.read(source, as_version=4)
+    record = notebook.metadata.get(RECORD_KEY)
+    if record is None:
+        raise ValueError(
+            f"{source} has no {RECORD_KEY!r} record of when and where it ran; make it with "
+            f"`course site execute {source.stem} --lang {code}`."
+        )
+    notebook.cells = [cell for cell in notebook.cells if cell.get("id") != lessons.BADGES_CELL]
+    # A notebook's HTML anchors (<a id="why-fast"></a>), which its links point to, become
+    # MyST targets, so that Sphinx resolves the links and checks them; Sphinx's targets
+    # are site-wide, so each takes the lesson's name as a prefix.
+    anchors = {
+        found
+        for cell in notebook.cells
+        if cell.cell_type == "markdown"
+        for found in _ANCHOR.findall(cell.source)
+    }
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _ANCHOR.sub(rf"({source.stem}-\1)=", cell.source)
+            for anchor in anchors:
+                cell.source = cell.source.replace(f"](#{anchor})", f"](#{source.stem}-{anchor})")
+    _ = translator(code)
+    count = 0
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html")
+            found = _VIDEO.search(html or "")
+            if not found:
+                continue
+            count += 1
+            name = f"{source.stem}-{cell.id}-{count}.mp4"
+            videos.mkdir(parents=True, exist_ok=True)
+            (videos / name).write_bytes(base64.b64decode(found.group(1)))
+            label = _("Video of the trained agent")
+            output["data"] = {
+                "text/html": (
+                    f'<video controls preload="none" width="480" aria-label="{label}">'
+                    f'<source src="{videos.name}/{name}" type="video/mp4"></video>'
+                )
+            }
+    note = nbformat.v4.new_markdown_cell(f"*{_record_note(record, code)}*")
+    note.id = "site-record"
+    notebook.cells.insert(1, note)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+    return record
+
+
+def home_page(code: str, titles: dict[str, str]) -> str:
+    """The home page: the course's title, a sentence, and the lesson table."""
+    _ = translator(code)
+    rows = "\n".join(f"| [{titles[name]}]({name}.ipynb) |" for name in titles)
+    toctree = "\n".join(titles)
+    return (
+        f"# {_('Reinforcement learning with TF-Agents')}\n\n"
+        f"{_('Three lessons, each a notebook you can read here with the outputs of a real run, or open and run in Colab or Binder.')}\n\n"
+        f"| {_('Lesson')} |\n| --- |\n{rows}\n\n"
+        f"```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toctree}\n```\n"
+    )
+
+
+def settings(root: Path, code: str, static: Path, extra: Path) -> dict[str, Any]:
+    repo = links.repository(root)
+    assert repo is not None  # required: an incomplete setting raised
+    _ = translator(code)
+    return {
+        "code": code,
+        "locale": language(code).locale,
+        "title": _("Reinforcement learning with TF-Agents"),
+        "date_format": "%Y-%m-%d",
+        "repository_url": f"https://github.com/{repo.owner}/{repo.name}",
+        "branch": repo.branch,
+        "static": str(static),
+        "extra": str(extra),
+        "languages": {entry.code: {"name": entry.name, "label": _("Languages")} for entry in ALL},
+    }
+
+
+def mathjax(root: Path) -> Path:
+    """MathJax's browser build, installed by npm from site/package-lock.json."""
+    folder = root / "site" / "node_modules" / "mathjax" / "es5"
+    if not (folder / "tex-chtml.js").exists():
+        raise FileNotFoundError(
+            f"{folder / 'tex-chtml.js'} is missing: run `npm ci --prefix site` (make site does)."
+        )
+    return folder
+
+
+def build(
+    root: Path, languages: list[str] | None = None, quick: bool = False, reuse: bool = False
+) -> Path:
+    """Build the site into ``_build/site/html``; returns the folder.
+
+    ``reuse`` takes the lessons executed by the previous build (same mode) instead of
+    running them again: for work on the site itself, not for publishing.
+    """
+    paths = Paths(root)
+    chosen = languages or list(LANGUAGES)
+    math = mathjax(root)
+    static = paths.build / "static"
+    shutil.rmtree(static, ignore_errors=True)
+    # The one component the pages load (TeX input, HTML output) and its web fonts: 1.6 MB
+    # of MathJax's 24.
+    (static / "mathjax").mkdir(parents=True)
+    shutil.copy2(math / "tex-chtml.js", static / "mathjax" / "tex-chtml.js")
+    fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
+    shutil.copytree(math / fonts, static / "mathjax" / fonts)
+    names = lessons.lesson_names(root=root)
+    for code in chosen:
+        sources = paths.build / "src" / code
+        shutil.rmtree(sources, ignore_errors=True)
+        extra = paths.build / "extra" / code
+        shutil.rmtree(extra, ignore_errors=True)
+        titles = {}
+        for name in names:
+            if name in STORED and not quick:
+                executed = stored_path(paths, code, name)
+                if not executed.exists():
+                    raise FileNotFoundError(
+                        f"{executed} is missing: lesson {name} is stored, not run by the build. "
+                        f"Make it with `course site execute {name} --lang {code}` (about half "
+                        "an hour), or build with --quick."
+                    )
+            else:
+                executed = paths.build / "executed" / code / f"{name}.ipynb"
+                if not (reuse and _record_of(executed).get("quick") == quick):
+                    execute(root, name, code, executed, quick)
+            prepare_notebook(executed, sources / f"{name}.ipynb", code, extra / "videos")
+            titles[name] = links.lesson_title(
+                lessons.read_lesson(root / "notebooks" / code / f"{name}.ipynb")
+            )
+        (sources / "index.md").write_text(home_page(code, titles), encoding="utf-8")
+        extra.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(paths.html / code, ignore_errors=True)  # no page left from a past build
+        environment = {
+            **os.environ,
+            "COURSE_SITE_SETTINGS": json.dumps(settings(root, code, static, extra)),
+        }
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sphinx",
+                "-q",
+                "-b",
+                "html",
+                "-c",
+                str(paths.config),
+                str(sources),
+                str(paths.html / code),
+            ],
+            check=True,
+            env=environment,
+        )
+    (paths.html / "index.html").write_text(root_page(), encoding="utf-8")
+    return paths.html
+
+
+def root_page() -> str:
+    """The site's root: a link to each language, and a redirect to English."""
+    items = "\n".join(
+        f'    <li><a href="{entry.code}/index.html" lang="{entry.code}" hreflang="{entry.code}">{entry.name}</a></li>'
+        for entry in ALL
+    )
+    title = translator("en")("Reinforcement learning with TF-Agents")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n  <meta charset="utf-8">\n'
+        f"  <title>{title}</title>\n"
+        '  <meta http-equiv="refresh" content="0; url=en/index.html">\n</head>\n<body>\n'
+        f"  <main>\n  <h1>{title}</h1>\n  <ul>\n{items}\n  </ul>\n  </main>\n</body>\n</html>\n"
+    )

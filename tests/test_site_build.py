@@ -1,0 +1,124 @@
+"""course site: how an executed lesson becomes a page, without building the site.
+
+The whole build and the pages in a browser are tests/test_site.py (make test-site).
+"""
+
+from __future__ import annotations
+
+import base64
+
+import nbformat
+import pytest
+
+from course_tools import site
+
+VIDEO = base64.b64encode(b"not really an mp4").decode()
+
+
+def executed_lesson(path, record=True):
+    cells = [
+        nbformat.v4.new_markdown_cell("[![Open in Colab](https://x/badge.svg)](https://x)"),
+        nbformat.v4.new_markdown_cell("# A lesson\n\nSee [why](#why-fast)."),
+        nbformat.v4.new_code_cell("record_video()"),
+        nbformat.v4.new_markdown_cell('<a id="why-fast"></a>\n\n## Why this runs fast'),
+    ]
+    cells[0].id, cells[1].id, cells[2].id, cells[3].id = "badges", "intro", "video", "why-fast"
+    cells[2].outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={
+                "text/html": '<video width="480" controls autoplay loop muted>'
+                f'<source src="data:video/mp4;base64,{VIDEO}" type="video/mp4"></video>'
+            },
+        )
+    ]
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    if record:
+        notebook.metadata[site.RECORD_KEY] = {
+            "executed": "2026-11-25",
+            "minutes": 27.25,
+            "quick": False,
+            "machine": {"processor": "AMD EPYC", "cores": 2, "python": "3.11.7"},
+        }
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_a_page_drops_the_badges_and_says_when_where_and_how_long_it_ran(tmp_path):
+    source = executed_lesson(tmp_path / "02_demo.ipynb")
+    target = tmp_path / "src" / "02_demo.ipynb"
+    site.prepare_notebook(source, target, "fr", tmp_path / "extra" / "videos")
+    cells = nbformat.read(target, as_version=4).cells
+    assert [cell.id for cell in cells] == ["intro", "site-record", "video", "why-fast"]
+    assert cells[1].source == (
+        "*Ces sorties proviennent d’une exécution complète de ce notebook le 25 novembre 2026 "
+        "(AMD EPYC, 2\u00a0cœurs, Python 3.11.7\u202f; 27,2\u00a0min).*"
+    )
+
+
+def test_videos_leave_the_page_for_files_that_load_only_when_played(tmp_path):
+    source = executed_lesson(tmp_path / "02_demo.ipynb")
+    videos = tmp_path / "extra" / "videos"
+    site.prepare_notebook(source, tmp_path / "src" / "02_demo.ipynb", "es", videos)
+    html = nbformat.read(tmp_path / "src" / "02_demo.ipynb", as_version=4).cells[2].outputs[0]
+    assert html["data"]["text/html"] == (
+        '<video controls preload="none" width="480" aria-label="Vídeo del agente entrenado">'
+        '<source src="videos/02_demo-video-1.mp4" type="video/mp4"></video>'
+    )
+    assert (videos / "02_demo-video-1.mp4").read_bytes() == b"not really an mp4"
+
+
+def test_anchors_become_targets_named_after_the_lesson_and_links_follow(tmp_path):
+    source = executed_lesson(tmp_path / "02_demo.ipynb")
+    site.prepare_notebook(source, tmp_path / "src" / "02_demo.ipynb", "en", tmp_path / "videos")
+    cells = nbformat.read(tmp_path / "src" / "02_demo.ipynb", as_version=4).cells
+    assert "[why](#02_demo-why-fast)" in cells[0].source
+    assert cells[-1].source.startswith("(02_demo-why-fast)=\n")
+
+
+def test_an_execution_without_its_record_says_how_to_make_one(tmp_path):
+    source = executed_lesson(tmp_path / "03_demo.ipynb", record=False)
+    with pytest.raises(
+        ValueError,
+        match=r"03_demo.ipynb has no 'course_site' record.*course site execute 03_demo --lang pt-br",
+    ):
+        site.prepare_notebook(source, tmp_path / "out.ipynb", "pt-br", tmp_path / "videos")
+
+
+def test_a_quick_run_says_the_agent_is_not_trained():
+    record = {
+        "executed": "2026-11-25",
+        "minutes": 0.2,
+        "quick": True,
+        "machine": {"processor": "AMD EPYC", "cores": 2, "python": "3.11.7"},
+    }
+    note = site._record_note(record, "pt-br")
+    assert note.startswith(
+        "Estas saídas vêm de uma execução deste notebook no modo rápido em 25 de novembro de 2026"
+    )
+    assert "0,2 min" in note and "não está treinado" in note
+
+
+def test_the_home_page_lists_the_lessons_and_hides_the_toctree():
+    page = site.home_page("fr", {"01_a": "Les tampons de rejeu", "02_b": "Q-learning profond"})
+    assert page.startswith("# Apprentissage par renforcement avec TF-Agents\n")
+    assert "| [Les tampons de rejeu](01_a.ipynb) |" in page
+    assert "```{toctree}\n:hidden:\n:maxdepth: 1\n\n01_a\n02_b\n```" in page
+
+
+def test_the_root_page_names_each_language_in_itself():
+    page = site.root_page()
+    assert '<a href="pt-br/index.html" lang="pt-br" hreflang="pt-br">Português (Brasil)</a>' in page
+    assert "url=en/index.html" in page
+
+
+def test_a_stored_lesson_that_was_never_run_stops_the_build_with_the_command(tmp_path, monkeypatch):
+    monkeypatch.setattr(site, "mathjax", lambda root: tmp_path)
+    (tmp_path / "tex-chtml.js").write_text("")
+    (tmp_path / "output" / "chtml" / "fonts" / "woff-v2").mkdir(parents=True)
+    monkeypatch.setattr(site.lessons, "lesson_names", lambda root: ["03_sac_minitaur"])
+    with pytest.raises(
+        FileNotFoundError,
+        match=r"fr/03_sac_minitaur.ipynb is missing.*course site execute 03_sac_minitaur --lang fr",
+    ):
+        site.build(tmp_path, ["fr"])
