@@ -63,6 +63,10 @@ def strings_sent_to_gettext() -> set[str]:
                         and isinstance(default.value, str)
                     ):
                         found.add(default.value)
+    # The website's alternative texts, which it passes to gettext by variable.
+    from course_tools import site
+
+    found.update(site.ALT_BY_CALL.values(), site.ALT_BY_CELL.values())
     for lesson in (ROOT / "notebooks/en").glob("*.ipynb"):
         for cell in nbformat.read(lesson, 4).cells:
             if cell.cell_type == "code":

@@ -191,8 +191,9 @@ def test_a_lesson_page_renders_its_math_images_and_videos(browser, server, code)
         "return [...document.images].map(i => [i.src, i.complete && i.naturalWidth > 0, i.alt]);"
     )
     assert images, "no image on the page"
-    for source, loaded, _alt in images:
+    for source, loaded, alt in images:
         assert loaded, f"{source} did not load"
+        assert alt.strip(), f"{source} has no alternative text"
     videos = browser.find_elements("tag name", "video")
     assert videos
     for video in videos:

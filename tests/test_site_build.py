@@ -122,3 +122,32 @@ def test_a_stored_lesson_that_was_never_run_stops_the_build_with_the_command(tmp
         match=r"fr/03_sac_minitaur.ipynb is missing.*course site execute 03_sac_minitaur --lang fr",
     ):
         site.build(tmp_path, ["fr"])
+
+
+def test_a_picture_gets_its_alternative_text_in_the_pages_language(tmp_path):
+    source = executed_lesson(tmp_path / "02_dqn_cartpole.ipynb")
+    notebook = nbformat.read(source, as_version=4)
+    notebook.cells[2].source = "course.plot_q_values(eval_steps, eval_q_values, bound=200);"
+    notebook.cells[2].outputs.append(
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="})
+    )
+    nbformat.write(notebook, source)
+    target = tmp_path / "src" / "02_dqn_cartpole.ipynb"
+    site.prepare_notebook(source, target, "fr", tmp_path / "videos")
+    cell = nbformat.read(target, as_version=4).cells[2]
+    assert cell.metadata["mystnb"]["image"]["alt"] == (
+        "Graphique des valeurs Q en fonction du pas d’entraînement."
+    )
+
+
+def test_a_picture_the_site_cannot_describe_stops_the_build_naming_the_cell(tmp_path):
+    source = executed_lesson(tmp_path / "02_demo.ipynb")
+    notebook = nbformat.read(source, as_version=4)
+    notebook.cells[2].outputs.append(
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="})
+    )
+    nbformat.write(notebook, source)
+    with pytest.raises(
+        ValueError, match=r"02_demo.ipynb, cell 'video': a picture without alternative text"
+    ):
+        site.prepare_notebook(source, tmp_path / "out.ipynb", "en", tmp_path / "videos")

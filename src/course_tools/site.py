@@ -33,6 +33,42 @@ from course_helpers.i18n import translator
 from course_helpers.languages import ALL, LANGUAGES, language
 from course_tools import lessons, links
 
+#: Alternative text of the lessons' pictures (the page's language comes from the helpers'
+#: catalogs), by what a cell calls...
+ALT_BY_CALL = {
+    "course.diagrams.replay_buffer_flow(": (
+        "Diagram: a driver or an observer writes steps into the replay buffer with add_batch; "
+        "the buffer overwrites its oldest items when a segment is full, and hands items to "
+        "training by sampling, as sequences of steps, or all at once."
+    ),
+    "course.diagrams.dqn_loop(": (
+        "Diagram of DQN's loop: the collect policy acts in CartPole, an observer writes the "
+        "transitions into the Reverb replay buffer, and batches sampled uniformly feed a "
+        "gradient step on the Q-network, which takes its targets from the target network "
+        "and copies its weights into it from time to time."
+    ),
+    "course.diagrams.sac_actor_learner(": (
+        "Diagram of SAC with the Actor-Learner API: the collect actor writes transitions into "
+        "the Reverb table; the learner trains the critics, the actor and α on batches from it "
+        "and updates the policy variables that both actors read; triggers save the policy at "
+        "intervals."
+    ),
+    "course.plot_returns(": "Plot of the average return at each evaluation against the training step.",
+    "course.plot_q_values(": "Plot of the Q-values against the training step.",
+    "course.plot_sac_training(": (
+        "Plots of SAC's temperature α, the policy's entropy and the losses against the "
+        "training step."
+    ),
+}
+#: ...or by lesson and cell, for a picture the environment renders.
+ALT_BY_CELL = {
+    (
+        "02_dqn_cartpole",
+        "render",
+    ): "CartPole after a reset: a cart on a track, holding a pole upright.",
+    ("03_sac_minitaur", "env-load"): "The Minitaur robot standing in pybullet after a reset.",
+}
+
 #: Lessons whose executions are stored rather than run by each build.
 STORED = ("03_sac_minitaur",)
 #: The notebook metadata key of a stored execution's record.
@@ -132,6 +168,13 @@ def _record_note(record: dict[str, Any], code: str) -> str:
     )
 
 
+def alt_text(lesson: str, cell: Any) -> str | None:
+    """The English alternative text of the picture ``cell`` shows, if the site knows it."""
+    if (lesson, cell.get("id")) in ALT_BY_CELL:
+        return ALT_BY_CELL[lesson, cell.get("id")]
+    return next((text for call, text in ALT_BY_CALL.items() if call in cell.source), None)
+
+
 def prepare_notebook(source: Path, target: Path, code: str, videos: Path) -> dict[str, Any]:
     """Copy an executed lesson for the site; returns its record (date, machine, minutes)."""
     import nbformat
@@ -177,6 +220,18 @@ def prepare_notebook(source: Path, target: Path, code: str, videos: Path) -> dic
                     f'<source src="{videos.name}/{name}" type="video/mp4"></video>'
                 )
             }
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and any(
+            "image/png" in output.get("data", {}) for output in cell.get("outputs", [])
+        ):
+            alt = alt_text(source.stem, cell)
+            if alt is None:
+                raise ValueError(
+                    f"{source}, cell {cell.id!r}: a picture without alternative text. Add its "
+                    "description to ALT_BY_CALL or ALT_BY_CELL in src/course_tools/site.py, "
+                    "and its translations to the helpers' catalogs."
+                )
+            cell.metadata.setdefault("mystnb", {})["image"] = {"alt": _(alt)}
     note = nbformat.v4.new_markdown_cell(f"*{_record_note(record, code)}*")
     note.id = "site-record"
     notebook.cells.insert(1, note)
