@@ -13,8 +13,10 @@ settings = json.loads(os.environ["COURSE_SITE_SETTINGS"])
 project = settings["title"]
 language = settings["locale"]  # Sphinx's own interface texts and search stemmer
 html_title = settings["title"]
-html_last_updated_fmt = settings["date_format"]
-copyright = "the course's authors, Apache-2.0"
+# Sphinx writes the month in the page's language (through Babel).
+html_last_updated_fmt = "%d %B %Y"
+# "© Copyright 2026, <the title in the page's language>"; the licence is Apache-2.0.
+copyright = f"2026, {settings['title']}"
 
 extensions = ["myst_nb", "sphinx_copybutton"]
 # The lessons arrive executed (src/course_tools/site.py); Sphinx only renders them.
@@ -38,6 +40,9 @@ html_theme_options = {
     },
     "use_repository_button": True,
     "show_toc_level": 2,
+    # The footer: copyright and the date of the build (no author line: the course has no
+    # single author, and the theme would print "Author name not set").
+    "footer_content_items": ["copyright.html", "last-updated.html"],
 }
 templates_path = ["_templates"]
 html_sidebars = {

@@ -205,6 +205,14 @@ def test_a_lesson_page_renders_its_math_images_and_videos(browser, server, code)
             video,
         )
         assert state >= 1, f"a video on {code}/02_dqn_cartpole.html does not load"
+    # The build's date, in the page's language.
+    from babel.dates import get_month_names
+
+    from course_helpers.languages import language
+
+    updated = browser.find_element("css selector", "p.last-updated").text
+    months = get_month_names("wide", locale=language(code).locale).values()
+    assert any(month in updated for month in months), updated
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SCREENSHOTS / f"{code}-02_dqn_cartpole.png"))
 

@@ -261,7 +261,6 @@ def settings(root: Path, code: str, static: Path, extra: Path) -> dict[str, Any]
         "code": code,
         "locale": language(code).locale,
         "title": _("Reinforcement learning with TF-Agents"),
-        "date_format": "%Y-%m-%d",
         "repository_url": f"https://github.com/{repo.owner}/{repo.name}",
         "branch": repo.branch,
         "static": str(static),
