@@ -62,7 +62,7 @@ def test_videos_leave_the_page_for_files_that_load_only_when_played(tmp_path):
     site.prepare_notebook(source, tmp_path / "src" / "02_demo.ipynb", "es", videos)
     html = nbformat.read(tmp_path / "src" / "02_demo.ipynb", as_version=4).cells[2].outputs[0]
     assert html["data"]["text/html"] == (
-        '<video controls preload="none" width="480" aria-label="Vídeo del agente entrenado">'
+        '<video controls preload="none" width="480" aria-label="Video del agente entrenado">'
         '<source src="videos/02_demo-video-1.mp4" type="video/mp4"></video>'
     )
     assert (videos / "02_demo-video-1.mp4").read_bytes() == b"not really an mp4"
