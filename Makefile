@@ -42,8 +42,8 @@ test-doctests: setup
 # runtime and the course's tooling (import-linter); settings in pyproject.toml. The same
 # checks run before each commit once `.venv/bin/pre-commit install` has been run.
 lint: setup
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks site
+	$(BIN)/ruff format --check src tests benchmarks site
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -151,3 +151,16 @@ def test_a_picture_the_site_cannot_describe_stops_the_build_naming_the_cell(tmp_
         ValueError, match=r"02_demo.ipynb, cell 'video': a picture without alternative text"
     ):
         site.prepare_notebook(source, tmp_path / "out.ipynb", "en", tmp_path / "videos")
+
+
+def test_english_pages_write_the_date_as_the_course_does():
+    record = {
+        "executed": "2026-11-25",
+        "minutes": 25.8,
+        "quick": False,
+        "machine": {"processor": "AMD EPYC", "cores": 2, "python": "3.11.7"},
+    }
+    assert site._record_note(record, "en") == (
+        "These outputs come from a full run of this notebook on 25 November 2026 "
+        "(AMD EPYC, 2 cores, Python 3.11.7; 25.8 min)."
+    )
