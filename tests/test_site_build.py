@@ -13,6 +13,13 @@ import pytest
 from course_tools import site
 
 VIDEO = base64.b64encode(b"not really an mp4").decode()
+#: What `course site execute` records beside a run.
+RECORD = {
+    "executed": "2026-11-25",
+    "minutes": 27.25,
+    "quick": False,
+    "machine": {"processor": "AMD EPYC", "cores": 2, "python": "3.11.7"},
+}
 
 
 def executed_lesson(path, record=True):
@@ -34,12 +41,7 @@ def executed_lesson(path, record=True):
     ]
     notebook = nbformat.v4.new_notebook(cells=cells)
     if record:
-        notebook.metadata[site.RECORD_KEY] = {
-            "executed": "2026-11-25",
-            "minutes": 27.25,
-            "quick": False,
-            "machine": {"processor": "AMD EPYC", "cores": 2, "python": "3.11.7"},
-        }
+        notebook.metadata[site.RECORD_KEY] = RECORD
     nbformat.write(notebook, path)
     return path
 
@@ -86,12 +88,7 @@ def test_an_execution_without_its_record_says_how_to_make_one(tmp_path):
 
 
 def test_a_quick_run_says_the_agent_is_not_trained():
-    record = {
-        "executed": "2026-11-25",
-        "minutes": 0.2,
-        "quick": True,
-        "machine": {"processor": "AMD EPYC", "cores": 2, "python": "3.11.7"},
-    }
+    record = {**RECORD, "minutes": 0.2, "quick": True}
     note = site._record_note(record, "pt-br")
     assert note.startswith(
         "Estas saídas vêm de uma execução deste notebook no modo rápido em 25 de novembro de 2026"
@@ -154,12 +151,7 @@ def test_a_picture_the_site_cannot_describe_stops_the_build_naming_the_cell(tmp_
 
 
 def test_english_pages_write_the_date_as_the_course_does():
-    record = {
-        "executed": "2026-11-25",
-        "minutes": 25.8,
-        "quick": False,
-        "machine": {"processor": "AMD EPYC", "cores": 2, "python": "3.11.7"},
-    }
+    record = {**RECORD, "minutes": 25.8}
     assert site._record_note(record, "en") == (
         "These outputs come from a full run of this notebook on 25 November 2026 "
         "(AMD EPYC, 2 cores, Python 3.11.7; 25.8 min)."
