@@ -219,20 +219,24 @@ def test_a_lesson_page_renders_its_math_images_and_videos(browser, server, code)
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_every_page_passes_axe_without_serious_violations(browser, server, code):
-    axe = AXE.read_text(encoding="utf-8")
     for page in ("index", *LESSONS):
         browser.get(urljoin(server, f"{code}/{page}.html"))
-        browser.execute_script(axe)
-        result = browser.execute_async_script(
-            "const done = arguments[0];"
-            "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations));"
-        )
-        serious = [
-            f"{v['id']} ({v['impact']}): {v['help']}; e.g. {v['nodes'][0]['html'][:120]}"
-            for v in result
-            if v["impact"] in ("serious", "critical")
-        ]
+        serious = serious_violations(browser)
         assert not serious, f"{code}/{page}.html:\n" + "\n".join(serious)
+
+
+def serious_violations(browser) -> list[str]:
+    """axe-core's serious and critical violations on the open page, one line each."""
+    browser.execute_script(AXE.read_text(encoding="utf-8"))
+    result = browser.execute_async_script(
+        "const done = arguments[0];"
+        "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations));"
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']}; e.g. {v['nodes'][0]['html'][:120]}"
+        for v in result
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 def test_a_lesson_page_weighs_less_than_the_limit_without_its_videos():
@@ -250,3 +254,16 @@ def test_a_lesson_page_weighs_less_than_the_limit_without_its_videos():
 def test_the_root_page_leads_to_every_language():
     links = parsed(HTML / "index.html").hrefs
     assert links == [f"{entry.code}/index.html" for entry in ALL]
+
+
+def test_the_root_page_opens_the_readers_language(browser, server):
+    browser.get(server)  # headless Chromium prefers en-US
+    assert browser.current_url == urljoin(server, "en/index.html")
+    browser.get(urljoin(server, "index.html#languages"))  # with a fragment, the list stays
+    choose = "return courseLanguage(arguments[0]);"
+    assert browser.execute_script(choose, ["fr-CA", "en"]) == "fr"
+    assert browser.execute_script(choose, ["pt-PT"]) == "pt-br"
+    assert browser.execute_script(choose, ["PT-BR"]) == "pt-br"
+    assert browser.execute_script(choose, ["de-DE", "es-MX"]) == "es"
+    assert browser.execute_script(choose, ["de", "ja"]) == "en"
+    assert not serious_violations(browser)

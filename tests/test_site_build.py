@@ -106,7 +106,8 @@ def test_the_home_page_lists_the_lessons_and_hides_the_toctree():
 def test_the_root_page_names_each_language_in_itself():
     page = site.root_page()
     assert '<a href="pt-br/index.html" lang="pt-br" hreflang="pt-br">Português (Brasil)</a>' in page
-    assert "url=en/index.html" in page
+    assert 'const codes = ["en", "pt-br", "es", "fr"];' in page
+    assert "http-equiv" not in page  # no redirect before the script has chosen
 
 
 def test_a_stored_lesson_that_was_never_run_stops_the_build_with_the_command(tmp_path, monkeypatch):

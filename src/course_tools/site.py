@@ -350,16 +350,38 @@ def build(
     return paths.html
 
 
+#: The root page's choice of language, in the reader's browser: the first of the browser's
+#: preferred languages (``navigator.languages``) that the course has, by exact tag, then by
+#: its primary subtag (``fr-CA`` → ``fr``, ``pt-PT`` → ``pt-br``); English otherwise.
+#: Without JavaScript the page is the list of languages.
+ROOT_SCRIPT = """
+const codes = %s;
+function courseLanguage(tags) {
+  for (const tag of tags) {
+    const wanted = String(tag).toLowerCase();
+    const primary = wanted.split("-")[0];
+    const found = codes.find(c => c === wanted) || codes.find(c => c.split("-")[0] === primary);
+    if (found) return found;
+  }
+  return "en";
+}
+if (!location.hash) {
+  location.replace(courseLanguage(navigator.languages || [navigator.language]) + "/index.html");
+}
+"""
+
+
 def root_page() -> str:
-    """The site's root: a link to each language, and a redirect to English."""
+    """The site's root: a link to each language, and a script that opens the reader's own."""
     items = "\n".join(
         f'    <li><a href="{entry.code}/index.html" lang="{entry.code}" hreflang="{entry.code}">{entry.name}</a></li>'
         for entry in ALL
     )
     title = translator("en")("Reinforcement learning with TF-Agents")
+    script = ROOT_SCRIPT % json.dumps([entry.code for entry in ALL])
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n  <meta charset="utf-8">\n'
-        f"  <title>{title}</title>\n"
-        '  <meta http-equiv="refresh" content="0; url=en/index.html">\n</head>\n<body>\n'
+        '  <meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"  <title>{title}</title>\n  <script>{script}</script>\n</head>\n<body>\n"
         f"  <main>\n  <h1>{title}</h1>\n  <ul>\n{items}\n  </ul>\n  </main>\n</body>\n</html>\n"
     )
