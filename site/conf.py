@@ -40,6 +40,10 @@ html_theme_options = {
     },
     "use_repository_button": True,
     "show_toc_level": 2,
+    "search_bar_text": settings["search_bar_text"],
+    # The search button lives in the sidebar; pydata-sphinx-theme would add a second one in
+    # a header bar that the book theme otherwise leaves empty.
+    "navbar_persistent": [],
     # The footer: copyright and the date of the build (no author line: the course has no
     # single author, and the theme would print "Author name not set").
     "footer_content_items": ["copyright.html", "last-updated.html"],
@@ -54,3 +58,16 @@ html_context = {"course_languages": settings["languages"], "course_language": se
 html_static_path = [settings["static"]]
 mathjax_path = "mathjax/tex-chtml.js"
 html_extra_path = [settings["extra"]]
+
+# The themes' interface texts that they leave in English, from the helpers' catalogs
+# (THEME_TEXTS in src/course_tools/site.py). A folder in locale_dirs comes before Sphinx's
+# own catalogs for the templates' texts; the book theme's launch buttons have their own
+# domain, registered here before the theme registers its catalog. sphinx-copybutton's
+# texts come in a script of their own, loaded after the extension's.
+locale_dirs = [settings["interface_locale"]]
+html_static_path.append(settings["interface_static"])
+html_js_files = ["course-copybutton.js"]
+
+
+def setup(app):
+    app.add_message_catalog("booktheme", settings["interface_locale"])

@@ -67,6 +67,8 @@ def strings_sent_to_gettext() -> set[str]:
     from course_tools import site
 
     found.update(site.ALT_BY_CALL.values(), site.ALT_BY_CELL.values())
+    # ...and the themes' interface texts that the site translates for them.
+    found.update(*site.THEME_TEXTS.values(), site.COPY_BUTTON_TEXTS.values())
     for lesson in (ROOT / "notebooks/en").glob("*.ipynb"):
         for cell in nbformat.read(lesson, 4).cells:
             if cell.cell_type == "code":

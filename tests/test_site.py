@@ -151,6 +151,79 @@ def test_the_launch_buttons_open_this_languages_notebook():
             )
 
 
+class _InterfaceTexts(HTMLParser):
+    """A page's texts outside the lesson: the themes' navigation, buttons and labels.
+
+    Skipped: the article (the lesson, translated by the course's catalogs), the on-page
+    table of contents (its headings), code, scripts and styles.
+    """
+
+    SKIPPED = ("article", "code", "script", "style")
+    LABELS = ("aria-label", "title", "placeholder", "alt")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: set[str] = set()
+        self._skipping: tuple[str, int] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if self._skipping:
+            name, depth = self._skipping
+            self._skipping = (name, depth + (tag == name))
+            if name == "article":  # the theme's labels inside it: "Link to this heading"
+                self.texts.update((found.get(k) or "").strip() for k in ("title", "aria-label"))
+            return
+        if tag in self.SKIPPED or "toc-entry" in (found.get("class") or ""):
+            self._skipping = (tag, 1)
+        self.texts.update((found.get(k) or "").strip() for k in self.LABELS if found.get(k))
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skipping and tag == self._skipping[0]:
+            depth = self._skipping[1] - 1
+            self._skipping = (tag, depth) if depth else None
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping and data.strip():
+            self.texts.add(data.strip())
+
+
+#: Interface texts that read the same in English and in a translation: names, keys, and
+#: words spelled alike. The theme writes "<name> logo" as the launch buttons' alternative
+#: text; "logo" is the word in French, Spanish and Portuguese too.
+SAME_IN_EVERY_LANGUAGE = {entry.name for entry in ALL} | {
+    "Binder",
+    "Colab",
+    "Ctrl",
+    "K",
+    "Binder logo",
+    "Colab logo",
+}
+SAME_WORD = {"fr": {"Index"}, "es": {"Error", "Video"}, "pt-br": set()}
+#: Labels that no reader meets: sphinx-book-theme's table of contents for printing, whose
+#: <nav aria-label="Page"> is hidden on screens (class onlyprint), and labels nothing on paper.
+NEVER_SHOWN = {"Page"}
+
+
+def interface_texts(path: Path) -> set[str]:
+    parser = _InterfaceTexts()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return {text for text in parser.texts if re.search(r"[A-Za-z]{2}", text)}
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_interface_text_of_a_translated_page_is_left_in_english(code):
+    for english in sorted((HTML / "en").glob("*.html")):
+        page = HTML / code / english.name
+        left = interface_texts(english) & interface_texts(page)
+        left -= SAME_IN_EVERY_LANGUAGE | SAME_WORD[code] | NEVER_SHOWN
+        left = {text for text in left if not text.startswith(".")}  # file types: .ipynb, .pdf
+        assert not left, (
+            f"{code}/{page.name} shows English interface texts {sorted(left)}: add them to "
+            "THEME_TEXTS in src/course_tools/site.py and translate them in the helpers' catalogs"
+        )
+
+
 def lang_of(browser) -> str:
     return browser.find_element("tag name", "html").get_attribute("lang")
 
@@ -267,3 +340,13 @@ def test_the_root_page_opens_the_readers_language(browser, server):
     assert browser.execute_script(choose, ["de-DE", "es-MX"]) == "es"
     assert browser.execute_script(choose, ["de", "ja"]) == "en"
     assert not serious_violations(browser)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_the_copy_buttons_speak_the_pages_language(browser, server, code):
+    from course_helpers.i18n import translator
+
+    browser.get(urljoin(server, f"{code}/01_replay_buffers.html"))
+    buttons = browser.find_elements("css selector", "button.copybtn")
+    assert buttons, "sphinx-copybutton made no button"
+    assert {b.get_attribute("data-tooltip") for b in buttons} == {translator(code)("Copy")}

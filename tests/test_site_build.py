@@ -6,11 +6,15 @@ The whole build and the pages in a browser are tests/test_site.py (make test-sit
 from __future__ import annotations
 
 import base64
+import re
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from course_tools import site
+
+ROOT = Path(__file__).resolve().parents[1]
 
 VIDEO = base64.b64encode(b"not really an mp4").decode()
 #: What `course site execute` records beside a run.
@@ -156,4 +160,22 @@ def test_english_pages_write_the_date_as_the_course_does():
     assert site._record_note(record, "en") == (
         "These outputs come from a full run of this notebook on 25 November 2026 "
         "(AMD EPYC, 2 cores, Python 3.11.7; 25.8 min)."
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["sbt-sidebar-nav.html", "toggle-primary-sidebar.html", "toggle-secondary-sidebar.html"]
+)
+def test_the_templates_that_translate_a_theme_label_are_the_themes_otherwise(name):
+    import sphinx_book_theme
+
+    theme = Path(sphinx_book_theme.__file__).parent / "theme" / "sphinx_book_theme"
+    ours = (ROOT / "site" / "_templates" / name).read_text(encoding="utf-8")
+    ours = re.sub(r"\{#-.*?-#\}\n", "", ours, count=1, flags=re.S)  # our header
+    labels = re.findall(r"\{\{ _\('([^']+)'\) \}\}", ours)
+    assert labels and set(labels) <= set(site.THEME_TEXTS["sphinx"])
+    untranslated = re.sub(r"\{\{ _\('([^']+)'\) \}\}", r"\1", ours)
+    assert untranslated == (theme / "components" / name).read_text(encoding="utf-8"), (
+        f"sphinx-book-theme's components/{name} changed: copy it to site/_templates/{name} "
+        "again, with its labels in {{ _('...') }}"
     )

@@ -29,6 +29,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import polib
+
 from course_helpers.i18n import translator
 from course_helpers.languages import ALL, LANGUAGES, language
 from course_tools import lessons, links
@@ -67,6 +69,44 @@ ALT_BY_CELL = {
         "render",
     ): "CartPole after a reset: a cart on a track, holding a pole upright.",
     ("03_sac_minitaur", "env-load"): "The Minitaur robot standing in pybullet after a reset.",
+}
+
+#: Interface texts that the themes leave in English in at least one of the course's
+#: languages, by gettext domain: "sphinx" for the templates' texts (Sphinx's and
+#: pydata-sphinx-theme's, and three labels that sphinx-book-theme writes in English, which
+#: site/_templates passes to gettext), "booktheme" for the book theme's launch buttons.
+#: They are translated in the helpers' catalogs, like every word a learner reads, and
+#: reach Sphinx as catalogs of those domains that come before the themes' own
+#: (:func:`interface`, site/conf.py). tests/test_site.py finds any text left over.
+THEME_TEXTS: dict[str, tuple[str, ...]] = {
+    "sphinx": (
+        "Back to top",
+        "Color mode",
+        "Dark",
+        "Light",
+        "Link to this heading",
+        "Main",
+        "On this page",
+        "Please activate JavaScript to enable the search functionality.",
+        "Site navigation",
+        "Skip to main content",
+        "System Settings",
+        "Toggle primary sidebar",
+        "Toggle secondary sidebar",
+        "Version warning",
+        "next page",
+        "previous page",
+    ),
+    "booktheme": ("Launch on", "Launch interactive content"),
+}
+#: sphinx-copybutton's texts, by its own keys. The extension carries them for a few
+#: languages in its script, none for Brazilian Portuguese; a small script of the course
+#: (:func:`interface`) gives it the course's, in every language.
+COPY_BUTTON_TEXTS = {
+    "copy": "Copy",
+    "copy_to_clipboard": "Copy to clipboard",
+    "copy_success": "Copied!",
+    "copy_failure": "Failed to copy",
 }
 
 #: Lessons whose executions are stored rather than run by each build.
@@ -254,7 +294,7 @@ def home_page(code: str, titles: dict[str, str]) -> str:
     )
 
 
-def settings(root: Path, code: str, static: Path, extra: Path) -> dict[str, Any]:
+def settings(root: Path, code: str, static: Path, extra: Path, texts: Path) -> dict[str, Any]:
     repo = links.repository(root)
     assert repo is not None  # required: an incomplete setting raised
     _ = translator(code)
@@ -262,12 +302,49 @@ def settings(root: Path, code: str, static: Path, extra: Path) -> dict[str, Any]
         "code": code,
         "locale": language(code).locale,
         "title": _("Reinforcement learning with TF-Agents"),
+        "search_bar_text": _("Search..."),
         "repository_url": f"https://github.com/{repo.owner}/{repo.name}",
         "branch": repo.branch,
         "static": str(static),
         "extra": str(extra),
+        "interface_locale": str(texts / "locale"),
+        "interface_static": str(texts / "static"),
         "languages": {entry.code: {"name": entry.name, "label": _("Languages")} for entry in ALL},
     }
+
+
+def interface(code: str, folder: Path) -> Path:
+    """Write the themes' texts in ``code`` into ``folder``, which is returned.
+
+    ``locale/<locale>/LC_MESSAGES/<domain>.mo`` holds :data:`THEME_TEXTS` (polib writes
+    the compiled catalogs that Sphinx's gettext reads); ``static/course-copybutton.js``
+    holds :data:`COPY_BUTTON_TEXTS` for sphinx-copybutton.
+    """
+    _ = translator(code)
+    shutil.rmtree(folder, ignore_errors=True)
+    catalogs = folder / "locale" / language(code).locale / "LC_MESSAGES"
+    catalogs.mkdir(parents=True)
+    for domain, texts in THEME_TEXTS.items():
+        catalog = polib.POFile()
+        catalog.metadata = {"Content-Type": "text/plain; charset=UTF-8"}
+        catalog.extend(
+            polib.POEntry(msgid=text, msgstr=_(text)) for text in texts if _(text) != text
+        )
+        catalog.save_as_mofile(str(catalogs / f"{domain}.mo"))
+    (folder / "static").mkdir()
+    copy_texts = json.dumps(
+        {key: _(text) for key, text in COPY_BUTTON_TEXTS.items()}, ensure_ascii=False
+    )
+    (folder / "static" / "course-copybutton.js").write_text(
+        "// sphinx-copybutton's texts in the page's language, from the course's catalogs\n"
+        "// (COPY_BUTTON_TEXTS in src/course_tools/site.py). It runs after copybutton.js and\n"
+        "// before the page has loaded, when the buttons are made; messages and locale are\n"
+        "// copybutton.js's own top-level names.\n"
+        f"messages[document.documentElement.lang] = {copy_texts};\n"
+        "locale = document.documentElement.lang;\n",
+        encoding="utf-8",
+    )
+    return folder
 
 
 def mathjax(root: Path) -> Path:
@@ -328,7 +405,11 @@ def build(
         shutil.rmtree(paths.html / code, ignore_errors=True)  # no page left from a past build
         environment = {
             **os.environ,
-            "COURSE_SITE_SETTINGS": json.dumps(settings(root, code, static, extra)),
+            "COURSE_SITE_SETTINGS": json.dumps(
+                settings(
+                    root, code, static, extra, interface(code, paths.build / "interface" / code)
+                )
+            ),
         }
         subprocess.run(
             [
