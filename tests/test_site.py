@@ -350,3 +350,20 @@ def test_the_copy_buttons_speak_the_pages_language(browser, server, code):
     buttons = browser.find_elements("css selector", "button.copybtn")
     assert buttons, "sphinx-copybutton made no button"
     assert {b.get_attribute("data-tooltip") for b in buttons} == {translator(code)("Copy")}
+
+
+#: A word of lesson 1's title in each language (singular where the title has a plural).
+SEARCH_WORDS = {"en": "buffer", "pt-br": "buffer", "es": "búfer", "fr": "tampon"}
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_the_search_finds_a_lesson_in_the_pages_language(browser, server, code):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(urljoin(server, f"{code}/search.html?q={SEARCH_WORDS[code]}"))
+    found = WebDriverWait(browser, 20).until(
+        lambda b: [a.get_attribute("href") for a in b.find_elements("css selector", "ul.search a")]
+    )
+    assert any(link.split("#")[0].endswith(f"/{code}/01_replay_buffers.html") for link in found), (
+        found
+    )
