@@ -66,6 +66,20 @@ def test_progress_observer_counts_every_step_a_driver_takes(cartpole, random_pol
     assert observer.bar is None and observer.completed == 1
 
 
+def test_progress_observer_fills_its_bar_exactly_when_the_driver_stops_across_episodes(
+    cartpole, random_policy
+):
+    """A driver does not count the boundary between two episodes as a step; neither does
+    the bar, so it never fills early and leaves a second, stray bar behind."""
+    from course_helpers import progress_observer
+
+    observer = progress_observer(300, "Collecting")  # random CartPole episodes: ~20 steps
+    run_driver(cartpole, random_policy, observer, max_steps=299)
+    assert observer.bar is not None and observer.bar.n == 299 and observer.completed == 0
+    run_driver(cartpole, random_policy, observer, max_steps=1)
+    assert observer.bar is None and observer.completed == 1
+
+
 def test_progress_observer_counts_finished_episodes_and_starts_a_new_bar_each_run(
     cartpole, random_policy
 ):

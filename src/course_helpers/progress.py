@@ -55,14 +55,22 @@ class ProgressObserver:
     def __call__(self, trajectory: Any) -> None:
         import numpy as np
 
-        if self.count == "episodes" and not bool(np.all(trajectory.is_last())):
-            return
+        if self.count == "episodes":
+            if not bool(np.all(trajectory.is_last())):
+                return
+            advance = 1
+        else:
+            # The steps a driver counts towards max_steps: every trajectory but the boundary
+            # between two episodes (from a last step to the next first step), as PyDriver does.
+            advance = int(np.sum(~np.asarray(trajectory.is_boundary())))
+            if not advance:
+                return
         if self.bar is None:
             # An episode bar is transient (it reappears at every evaluation); a step bar stays.
             self.bar = progress(
                 self.total, self.description, unit=self.count[:-1], leave=self.count == "steps"
             )
-        self.bar.update(1)
+        self.bar.update(advance)
         if self.bar.n >= self.total:
             self.bar.close()
             self.bar = None
