@@ -367,3 +367,14 @@ def test_the_search_finds_a_lesson_in_the_pages_language(browser, server, code):
     assert any(link.split("#")[0].endswith(f"/{code}/01_replay_buffers.html") for link in found), (
         found
     )
+
+
+def test_no_page_loads_anything_from_another_host():
+    """Scripts, styles, pictures, videos and fonts all ship with the site (offline, private)."""
+    resource = re.compile(
+        r'<(?:script|img|video|source|iframe)\b[^>]*\bsrc="(https?:)?//[^"]*"'
+        r'|<link\b[^>]*\brel="(?:stylesheet|preload|icon)"[^>]*\bhref="(https?:)?//[^"]*"'
+    )
+    for page in pages():
+        found = [m.group(0)[:160] for m in resource.finditer(page.read_text(encoding="utf-8"))]
+        assert not found, f"{page.relative_to(HTML)} loads from another host: {found}"

@@ -179,3 +179,58 @@ def test_the_templates_that_translate_a_theme_label_are_the_themes_otherwise(nam
         f"sphinx-book-theme's components/{name} changed: copy it to site/_templates/{name} "
         "again, with its labels in {{ _('...') }}"
     )
+
+
+def tqdm_widget(state, key, left, value, maximum, right, hidden=False):
+    """A tqdm bar as JupyterLab saves it: an HBox of HTML, FloatProgress and HTML."""
+    layout = {"display": "inline-flex", **({"visibility": "hidden"} if hidden else {})}
+    state[f"{key}-layout"] = {"model_name": "LayoutModel", "state": layout}
+    state[f"{key}-left"] = {"model_name": "HTMLModel", "state": {"value": left}}
+    state[f"{key}-bar"] = {
+        "model_name": "FloatProgressModel",
+        "state": {"value": value, "max": maximum},
+    }
+    state[f"{key}-right"] = {"model_name": "HTMLModel", "state": {"value": right}}
+    state[key] = {
+        "model_name": "HBoxModel",
+        "state": {
+            "layout": f"IPY_MODEL_{key}-layout",
+            "children": [f"IPY_MODEL_{key}-{part}" for part in ("left", "bar", "right")],
+        },
+    }
+    return nbformat.v4.new_output(
+        "display_data",
+        data={
+            "application/vnd.jupyter.widget-view+json": {"model_id": key, "version_major": 2},
+            "text/plain": f"{left}   0%|          | 0/? [00:00<?, ?it/s]",
+        },
+    )
+
+
+def test_progress_bars_become_the_line_tqdm_prints_and_the_page_loads_no_widget_script(tmp_path):
+    source = executed_lesson(tmp_path / "02_demo.ipynb")
+    notebook = nbformat.read(source, as_version=4)
+    state: dict = {}
+    notebook.cells[2].outputs = [
+        # The widget's bar lags behind its text; the text's percentage is the last word.
+        tqdm_widget(
+            state,
+            "train",
+            "Training:\u2007100%",
+            30.0,
+            150.0,
+            "\u2007150/150\u2007[00:07&lt;00:00]",
+        ),
+        tqdm_widget(state, "film", "Filming:\u2007", 1.0, 1.0, "\u20071001/?\u2007[00:42]"),
+        tqdm_widget(state, "eval", "Evaluating:\u2007100%", 10.0, 10.0, "\u200710/10", hidden=True),
+    ]
+    notebook.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state}}
+    nbformat.write(notebook, source)
+    target = tmp_path / "src" / "02_demo.ipynb"
+    site.prepare_notebook(source, target, "en", tmp_path / "extra" / "videos")
+    page = nbformat.read(target, as_version=4)
+    assert [output["data"] for output in page.cells[2].outputs] == [
+        {"text/plain": "Training: 100%|██████████| 150/150 [00:07<00:00]"},
+        {"text/plain": "Filming:  1001/? [00:42]"},
+    ]
+    assert "widgets" not in page.metadata  # MyST-NB adds its CDN scripts only for widgets

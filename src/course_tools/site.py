@@ -261,6 +261,7 @@ def prepare_notebook(source: Path, target: Path, code: str, videos: Path) -> dic
                     f'<source src="{videos.name}/{name}" type="video/mp4"></video>'
                 )
             }
+    _progress_bars_as_text(notebook)
     for cell in notebook.cells:
         if cell.cell_type == "code" and any(
             "image/png" in output.get("data", {}) for output in cell.get("outputs", [])
@@ -279,6 +280,57 @@ def prepare_notebook(source: Path, target: Path, code: str, videos: Path) -> dic
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, target)
     return record
+
+
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def _progress_bars_as_text(notebook: Any) -> None:
+    """Write each progress bar (a tqdm widget) as the line tqdm prints in a terminal.
+
+    A page shows widgets only with ipywidgets' HTML manager and RequireJS, 2.9 MB of
+    scripts that MyST-NB loads from two CDNs, for a few bars that no longer move. The
+    notebook keeps each bar's last state, so the page shows that instead, as text:
+    ``Training: 100%|██████████| 400/400 [00:07<00:00, 55.12it/s]``. A bar that tqdm
+    hid when it closed (``leave=False``, such as an evaluation's) is left out, as in Jupyter.
+    """
+    import html
+
+    widgets = notebook.metadata.pop("widgets", {})
+    state = widgets.get(_WIDGET_STATE, {}).get("state", {})
+
+    def model(reference: str) -> dict[str, Any]:
+        return state.get(reference.removeprefix("IPY_MODEL_"), {}).get("state", {})
+
+    def text(reference: str) -> str:  # tqdm pads its figures with figure spaces
+        return html.unescape(model(reference).get("value") or "").replace("\u2007", " ")
+
+    for cell in notebook.cells:
+        kept = []
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(_WIDGET_VIEW)
+            if view is None:
+                kept.append(output)
+                continue
+            box = model(view["model_id"])
+            layout = model(box.get("layout", ""))
+            if layout.get("visibility") == "hidden" or layout.get("display") == "none":
+                continue
+            children = box.get("children", [])
+            if len(children) == 3:  # tqdm's bar: description and percentage, bar, figures
+                left, right = text(children[0]), text(children[2])
+                # The percentage, as tqdm wrote it last; a bar without a total (frames
+                # filmed) has none, and no bar.
+                percent = re.search(r"(\d+)%$", left)
+                filled = int(percent.group(1)) // 10 if percent else 0
+                shown = f"|{'█' * filled}{' ' * (10 - filled)}|" if percent else ""
+                output["data"] = {"text/plain": f"{left}{shown}{right}"}
+            else:  # not a bar the course draws: keep its text form
+                output["data"] = {"text/plain": output["data"].get("text/plain", "")}
+            kept.append(output)
+        if cell.cell_type == "code":
+            cell.outputs = kept
 
 
 def home_page(code: str, titles: dict[str, str]) -> str:
