@@ -62,6 +62,18 @@ def test_a_page_drops_the_badges_and_says_when_where_and_how_long_it_ran(tmp_pat
     )
 
 
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("en", "on 25 November 2026 (AMD EPYC, 2 cores, Python 3.11.7; 27.2 min)"),
+        ("es", "el 25 de noviembre de 2026 (AMD EPYC, 2 núcleos, Python 3.11.7; 27.2 min)"),
+        ("pt-br", "em 25 de novembro de 2026 (AMD EPYC, 2 núcleos, Python 3.11.7; 27,2 min)"),
+    ],
+)
+def test_the_record_writes_dates_and_decimals_as_the_languages_glossary_does(code, expected):
+    assert expected in site._record_note(RECORD, code)
+
+
 def test_videos_leave_the_page_for_files_that_load_only_when_played(tmp_path):
     source = executed_lesson(tmp_path / "02_demo.ipynb")
     videos = tmp_path / "extra" / "videos"

@@ -34,14 +34,20 @@ class Language:
     lab_language_pack: str | None
     #: The locale that pack registers with JupyterLab.
     lab_locale: str
+    #: The CLDR locale (Babel's) whose dates and numbers follow the course's typography in
+    #: this language: British dates in English (25 November 2026), and a decimal point in
+    #: Spanish, as its glossary asks (29.8 min).
+    cldr_locale: str
 
 
 #: English first: it is the source, and needs no catalog.
 ALL: tuple[Language, ...] = (
-    Language("en", "en", "English", None, "en"),
-    Language("pt-br", "pt_BR", "Português (Brasil)", "jupyterlab-language-pack-pt-br", "pt_BR"),
-    Language("es", "es", "Español", "jupyterlab-language-pack-es-es", "es_ES"),
-    Language("fr", "fr", "Français", "jupyterlab-language-pack-fr-fr", "fr_FR"),
+    Language("en", "en", "English", None, "en", "en_GB"),
+    Language(
+        "pt-br", "pt_BR", "Português (Brasil)", "jupyterlab-language-pack-pt-br", "pt_BR", "pt_BR"
+    ),
+    Language("es", "es", "Español", "jupyterlab-language-pack-es-es", "es_ES", "es_419"),
+    Language("fr", "fr", "Français", "jupyterlab-language-pack-fr-fr", "fr_FR", "fr"),
 )
 
 #: Every language's code, English first.

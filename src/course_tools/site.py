@@ -190,8 +190,7 @@ def _record_note(record: dict[str, Any], code: str) -> str:
     from babel.numbers import format_decimal
 
     _ = translator(code)
-    # The course's English writes dates as in Britain: 25 November 2026.
-    locale = "en_GB" if code == "en" else language(code).locale
+    locale = language(code).cldr_locale
     if record.get("quick"):
         note = _(
             "These outputs come from a quick-mode run of this notebook on {date} ({processor}, {cores} cores, Python {python}; "
