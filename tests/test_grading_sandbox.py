@@ -6,10 +6,15 @@ check the pieces, and start a real sandboxed kernel on a tiny notebook.
 
 from __future__ import annotations
 
+import json
 import os
+import pwd
+import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -35,11 +40,14 @@ def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_ha
         sockets=sockets,
         readable=bubblewrap.python_paths(),
         environment={
-            "PATH": "/usr/bin",
+            "PATH": "/home/teacher/.local/bin:/usr/bin",
             "COURSE_QUICK": "1",
+            "COURSE_GRADING_TOKEN": "x",
             "AWS_SECRET_ACCESS_KEY": "x",
+            "TF_CLI_CONFIG_FILE": "x",
             "JPY_PARENT_PID": "1",
             "LC_ALL": "C.UTF-8",
+            "NBGRADER_EXECUTION": "autograde",
         },
     )
     kernel = command[command.index("--") + 1 :]
@@ -52,7 +60,34 @@ def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_ha
     assert options[options.index("--chdir") + 1] == str(folder)
     assert str(Path(sys.prefix)) in options  # read-only
     kept = {options[i + 1]: options[i + 2] for i, o in enumerate(options) if o == "--setenv"}
-    assert kept == {"PATH": "/usr/bin", "COURSE_QUICK": "1", "LC_ALL": "C.UTF-8"}
+    # Each kept variable is named (no COURSE_* or TF_* prefix); PATH is the sandbox's own.
+    assert kept == {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "COURSE_QUICK": "1",
+        "LC_ALL": "C.UTF-8",
+        "NBGRADER_EXECUTION": "autograde",
+    }
+
+
+def test_bwrap_reads_its_options_from_an_unnamed_file_so_its_command_line_shows_only_the_kernel(
+    tmp_path,
+):
+    command = bubblewrap.command(
+        ["/venv/bin/python", "-m", "ipykernel_launcher"],
+        folder=tmp_path,
+        sockets=tmp_path,
+        readable=[],
+        environment={"LANG": "C.UTF-8"},
+    )
+    short, descriptor = bubblewrap.hide_options(command)
+    try:
+        assert short == [command[0], "--args", str(descriptor), "--", *command[-3:]]
+        assert os.readlink(f"/proc/self/fd/{descriptor}").endswith("(deleted)")
+        with os.fdopen(os.dup(descriptor), "rb") as hidden:
+            options = hidden.read().split(b"\0")
+        assert options[-1] == b"" and [o.decode() for o in options[:-1]] == command[1:-4]
+    finally:
+        os.close(descriptor)
 
 
 def test_a_python_folder_that_holds_the_course_is_refused_with_the_fix(tmp_path):
@@ -200,17 +235,19 @@ def _oom_kills(group: cgroups.Group) -> int:
     return 0
 
 
-def _run_sandboxed(cells: list[str], folder: Path) -> list[str]:
+def _run_sandboxed(cells: list[str], folder: Path, user: str = "") -> list[str]:
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     from course_tools.grading.kernel import SandboxedKernelManager
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    client = NotebookClient(
+    client = NotebookClient(  # (it makes the kernel manager, and so shuts its kernel down)
         notebook,
         timeout=60,
         allow_errors=True,
         kernel_manager_class=SandboxedKernelManager,
+        config=Config({"SandboxedKernelManager": {"user": user}}),
         resources={"metadata": {"path": str(folder)}},
     )
     client.execute()
@@ -251,6 +288,158 @@ def test_a_sandboxed_kernel_sees_its_folder_only_reaches_no_port_and_leaves_no_p
     assert not [cmdline for cmdline in _command_lines() if marker in cmdline]
 
 
+# Prints everything a student can read of every process in the sandbox: what /proc shows
+# of its environment, command line and status, and where its links lead.
+_PROC_READER = """import json, os
+shown = {}
+for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+    for name in ("environ", "cmdline", "status", "maps"):
+        try:
+            with open(f"/proc/{pid}/{name}", "rb") as file:
+                shown[f"/proc/{pid}/{name}"] = file.read().decode(errors="replace")
+        except OSError as error:
+            shown[f"/proc/{pid}/{name}"] = error.strerror
+    for name in ("cwd", "root", "exe", *(f"fd/{n}" for n in os.listdir(f"/proc/{pid}/fd"))):
+        try:
+            shown[f"/proc/{pid}/{name}"] = os.readlink(f"/proc/{pid}/{name}")
+        except OSError as error:
+            shown[f"/proc/{pid}/{name}"] = error.strerror
+print(json.dumps(shown))
+"""
+
+
+_WITH_CGROUP = pytest.param(
+    True, marks=pytest.mark.skipif(NO_CGROUP is not None, reason=f"no control group: {NO_CGROUP}")
+)
+
+
+def _secret_in_the_graders_environment(monkeypatch) -> str:
+    """A random secret, under a COURSE_* name, a TF_* name, an unrelated one and in PATH."""
+    secret = secrets.token_hex(16)
+    for name in ("COURSE_GRADING_TOKEN", "TF_CLI_CONFIG_FILE", "JUPYTERHUB_API_TOKEN"):
+        monkeypatch.setenv(name, secret)
+    monkeypatch.setenv("PATH", f"/opt/{secret}/bin:{os.environ['PATH']}")
+    return secret
+
+
+@pytest.fixture
+def shared_folder():
+    """A graded folder every user may reach, as a course folder shared with ``user=`` is."""
+    base = Path(tempfile.mkdtemp(prefix="course-environ-"))
+    base.chmod(0o755)
+    folder = base / "autograded" / "ana" / "a"
+    folder.mkdir(parents=True)
+    yield folder
+    shutil.rmtree(base)
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+@pytest.mark.parametrize("with_cgroup", [_WITH_CGROUP, False], ids=["cgroup", "no-cgroup"])
+def test_no_process_in_a_grading_kernels_sandbox_shows_the_graders_environment(
+    monkeypatch, shared_folder, with_cgroup
+):
+    secret = _secret_in_the_graders_environment(monkeypatch)
+    if not with_cgroup:
+        monkeypatch.setattr(cgroups, "create", lambda **limits: None)
+    (shown,) = _run_sandboxed([_PROC_READER], shared_folder)
+    assert secret not in shown
+    read = json.loads(shown)
+    # Process 1 is bubblewrap's init; it shows no environment, and no option on its command
+    # line (the NUL-separated arguments: bwrap --args N -- <the kernel's command>).
+    assert read["/proc/1/environ"] == "", read["/proc/1/environ"]
+    init = read["/proc/1/cmdline"].split("\0")
+    assert init[1] == "--args" and init[2].isdigit() and init[3] == "--", init
+    assert "--ro-bind" not in shown and "--setenv" not in shown
+    # Process 2 is the kernel: only the variables named for it, and a PATH of its own.
+    assert "ipykernel_launcher" in read["/proc/2/cmdline"]
+    kernel = [pair.split("=", 1) for pair in read["/proc/2/environ"].split("\0") if pair]
+    names = {name for name, _ in kernel}
+    assert "PATH" in names and names <= {*bubblewrap.KERNEL_VARIABLES, "PATH", "PWD"}, names
+
+
+def _grading_user_problem() -> str | None:
+    if os.geteuid() != 0:
+        return "grading as another user needs root"
+    if shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is not installed"
+    return None
+
+
+# What a process in the sandbox can read of every process there, in the shell (so that any
+# user can run it: a Python environment under /root is not readable by nobody).
+_SHELL_PROC_READER = (
+    "for p in /proc/[0-9]*; do for f in environ cmdline status maps; do "
+    'echo "== $p/$f"; cat "$p/$f"; echo; done; '
+    'for l in cwd root exe fd/*; do echo "== $p/$l -> $(readlink "$p/$l")"; done; done'
+)
+
+
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+@pytest.mark.parametrize("with_cgroup", [_WITH_CGROUP, False], ids=["cgroup", "no-cgroup"])
+@pytest.mark.parametrize(
+    "user",
+    [
+        "",
+        pytest.param(
+            "nobody",
+            marks=pytest.mark.skipif(
+                _grading_user_problem() is not None, reason=str(_grading_user_problem())
+            ),
+        ),
+    ],
+    ids=["grader", "user-nobody"],
+)
+def test_every_way_of_starting_a_sandbox_keeps_the_graders_environment_out(
+    monkeypatch, shared_folder, with_cgroup, user
+):
+    from course_tools.grading.kernel import sandbox_command
+
+    secret = _secret_in_the_graders_environment(monkeypatch)
+    sockets = Path(tempfile.mkdtemp(prefix="cg-"))
+    group = cgroups.create(memory_mb=512, processes=64, cpu_seconds=60) if with_cgroup else None
+    command, descriptor = sandbox_command(
+        ["/bin/sh", "-c", _SHELL_PROC_READER],
+        folder=shared_folder,
+        sockets=sockets,
+        readable=[],
+        environment=os.environ,
+        user=user,
+        group=group,
+    )
+    try:
+        ran = subprocess.run(
+            command,
+            env=bubblewrap.BWRAP_ENVIRONMENT,
+            pass_fds=(descriptor,),
+            cwd=shared_folder,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        os.close(descriptor)
+        if group is not None:
+            group.destroy()
+        shutil.rmtree(sockets)
+    assert ran.returncode == 0, ran.stderr
+    shown = ran.stdout
+    assert secret not in shown + ran.stderr
+    read: dict[str, str] = {}
+    for part in shown.split("== ")[1:]:  # "== <what>\n<its content>"
+        what, _, content = part.partition("\n")
+        read[what] = content
+    assert read["/proc/1/environ"].strip("\n\0") == ""
+    init = read["/proc/1/cmdline"].split("\0")
+    assert init[1] == "--args" and init[2].isdigit() and init[3:6] == ["--", "/bin/sh", "-c"]
+    assert "--ro-bind" not in shown and "--setenv" not in shown
+    kernel = read["/proc/2/environ"].strip("\n").split("\0")
+    named = {name for name in bubblewrap.KERNEL_VARIABLES if name in os.environ}
+    assert {pair.split("=")[0] for pair in kernel if pair} == {*named, "PATH", "PWD"}
+    expected_uid = str(pwd.getpwnam(user).pw_uid) if user else str(os.geteuid())
+    assert read["/proc/2/status"].split("Uid:\t", 1)[1].split("\t", 1)[0] == expected_uid
+
+
 def _command_lines() -> list[str]:
     found = []
     for path in Path("/proc").glob("[0-9]*/cmdline"):
@@ -279,7 +468,7 @@ def test_a_grading_user_starts_the_sandbox_and_owns_only_the_graded_folder(tmp_p
     course_file.write_text("grades")
     command = _as_user("nobody", ["bwrap", "--", "python"], [folder, sockets])
     assert command[:5] == [
-        "setpriv",
+        shutil.which("setpriv"),
         f"--reuid={nobody.pw_uid}",
         f"--regid={nobody.pw_gid}",
         "--clear-groups",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import os
+import secrets
 import shutil
 import socket
 import sqlite3
@@ -40,7 +41,7 @@ CELL_TIMEOUT = 30  # the infinite loop costs this much; every lesson 01 cell nee
 
 
 def nbgrader(*args: str, cwd: Path, **env: str) -> str:
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    path = os.pathsep.join([str(Path(sys.executable).parent), env.pop("PATH", os.environ["PATH"])])
     result = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=cwd,
@@ -54,9 +55,12 @@ def nbgrader(*args: str, cwd: Path, **env: str) -> str:
     return result.stdout + result.stderr
 
 
-def course_cli(*args: str) -> str:
+def course_cli(*args: str, **env: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "course_tools.cli", *args], text=True, capture_output=True
+        [sys.executable, "-m", "course_tools.cli", *args],
+        text=True,
+        capture_output=True,
+        env={**os.environ, **env},
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
@@ -187,16 +191,21 @@ def course(tmp_path_factory, listener):
         nbgrader("zip_collect", assignment, cwd=course)
     before = digest(course / "submitted")
     gradebook_before = gradebook_rows(course)
+    # The grader's session holds a secret, as a JupyterHub or cloud token would be.
+    secret = secrets.token_hex(16)
+    graders = {name: secret for name in fixtures.SECRET_VARIABLES}
+    graders["PATH"] = f"/opt/{secret}/bin:{os.environ['PATH']}"
     reports = {
-        language: course_cli("grade", f"{LESSON}-{language}", "--course", str(course))
+        language: course_cli("grade", f"{LESSON}-{language}", "--course", str(course), **graders)
         for language in ("en", "fr")
     }
     left_running = orphans()
     gradebook_after = gradebook_rows(course)
-    nbgrader("export", cwd=course)
+    nbgrader("export", cwd=course, **graders)
     for language in ("en", "fr"):
-        nbgrader("generate_feedback", f"{LESSON}-{language}", cwd=course)
+        nbgrader("generate_feedback", f"{LESSON}-{language}", cwd=course, **graders)
     return {
+        "secret": secret,
         "path": course,
         "reports": reports,
         "before": before,
@@ -388,6 +397,23 @@ def test_nothing_of_the_course_or_of_another_student_reaches_a_graded_notebook_o
     )
     printed = "".join(o.get("text", "") for c in noah.cells for o in c.get("outputs", []))
     assert "gradebook.db" not in printed and "nbgrader_config.py" not in printed
+
+
+def test_nothing_of_the_graders_environment_reaches_a_graded_notebook_feedback_or_log(course):
+    # Every file grading wrote: graded notebooks, feedback pages, the logs, the export.
+    written = [p for p in course["path"].rglob("*") if p.is_file() and "submitted" not in p.parts]
+    assert any("logs" in p.parts for p in written) and any(p.suffix == ".html" for p in written)
+    for path in written:
+        assert course["secret"].encode() not in path.read_bytes(), path
+    # The reader did read what /proc shows of process 1 (bubblewrap's init) and the kernel.
+    tara = nbformat.read(
+        course["path"] / "autograded" / "tara" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4
+    )
+    printed = "".join(o.get("text", "") for c in tara.cells for o in c.get("outputs", []))
+    assert "/proc/1/environ: \n" in printed and "/proc/2/environ: " in printed, printed[:2000]
+    assert "--args" in printed.split("/proc/1/cmdline: ", 1)[1].split("\n", 1)[0]
+    page = course["path"] / "feedback" / "tara" / f"{LESSON}-en" / f"{LESSON}.html"
+    assert "/proc/1/cmdline" in page.read_text()
 
 
 def test_a_shell_child_cannot_write_into_another_students_folders(course):

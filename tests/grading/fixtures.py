@@ -168,6 +168,26 @@ try:
 except OSError as error:
     print("network:", error)
 """
+# Prints what /proc shows of every process it can see: environment, command line, status,
+# and where the working folder, root, program and open files lead. The workflow test puts a
+# secret in the grader's environment; it must reach no graded notebook or feedback page.
+_PROC_READER = """import os
+for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+    for name in ("environ", "cmdline", "status"):
+        try:
+            with open(f"/proc/{pid}/{name}", "rb") as shown:
+                print(f"/proc/{pid}/{name}:", shown.read().replace(b"\\0", b" ").decode())
+        except OSError as error:
+            print(f"/proc/{pid}/{name}:", error)
+    for name in ("cwd", "root", "exe", "fd/0", "fd/1", "fd/2"):
+        try:
+            print(f"/proc/{pid}/{name} ->", os.readlink(f"/proc/{pid}/{name}"))
+        except OSError as error:
+            print(f"/proc/{pid}/{name}:", error)
+"""
+#: The names under which the workflow test hides a secret in the grader's environment: a
+#: course setting, another tool's TF_ variable, a JupyterHub token.
+SECRET_VARIABLES = ("COURSE_GRADING_TOKEN", "TF_CLI_CONFIG_FILE", "JUPYTERHUB_API_TOKEN")
 
 # The notes are what `course grade` reports under each student, in this order or another.
 CASES = [
@@ -264,4 +284,5 @@ CASES = [
     Case("pia", "en", _hostile(_ORPHAN), MAX_SCORE),
     Case("ravi", "en", _last_cell(_BOMB), MAX_SCORE),
     Case("sami", "en", _hostile(_NETWORK), MAX_SCORE),
+    Case("tara", "en", _hostile(_PROC_READER), MAX_SCORE),
 ]

@@ -16,8 +16,18 @@ here sees:
 Nothing else of the machine exists inside: not the gradebook, not ``source/`` or
 ``release/``, no other student's folder, no home folder. It has no network (a loopback
 interface of its own only), its own process numbers (when the kernel ends, every process
-it started ends with it), no capabilities, and only the environment variables listed in
-:data:`KEPT_VARIABLES`.
+it started ends with it), no capabilities, and only the environment variables named in
+:data:`KERNEL_VARIABLES`, with a ``PATH`` of its own.
+
+Nothing of the grader's environment reaches the sandbox through its first process either.
+Inside, process 1 is bubblewrap's own init (it reaps what the kernel leaves), a copy of
+the ``bwrap`` process: ``/proc/1/environ`` shows the environment ``bwrap`` was started
+with, and ``/proc/1/cmdline`` its command line, whatever ``--clearenv`` does for the
+kernel. So ``bwrap`` starts with an empty environment (:data:`BWRAP_ENVIRONMENT`), and
+its options, mounts and the kernel's variables included, reach it through an unnamed
+file that it reads and closes (``--args``, as Flatpak passes them; :func:`hide_options`):
+its command line is ``bwrap --args N -- <kernel command>``, which the kernel's own
+``/proc/self/cmdline`` shows anyway.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -56,27 +67,46 @@ ETC_FILES = (
     "matplotlibrc",
     "os-release",
 )
-# Environment variables the kernel keeps (exact names, or prefixes ending in "_").
-KEPT_VARIABLES = (
-    "PATH",
+# The environment variables a grading kernel keeps from the grader's, each named: a prefix
+# would let through whatever another tool names alike (TF_CLI_CONFIG_FILE is Terraform's).
+# The locale, the course's own settings, the settings nbgrader gives the kernel (the checks
+# fail their cell when NBGRADER_EXECUTION is set), and the libraries' thread and log
+# settings. Not HOME or TMPDIR (the kernel makes its own), nor anything that holds a
+# credential.
+KERNEL_VARIABLES = (
     "LANG",
     "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_COLLATE",
+    "LC_MESSAGES",
+    "LC_MONETARY",
+    "LC_NUMERIC",
+    "LC_TIME",
     "TZ",
-    "TERM",
-    "LC_",
-    "COURSE_",
-    "JPY_",
+    "COURSE_QUICK",
+    "COURSE_HYPERPARAMETERS",
+    "COURSE_REPLAY",
+    "NBGRADER_EXECUTION",
+    "NBGRADER_VALIDATING",
     "PYTHONHASHSEED",
     "PYTHONIOENCODING",
     "PYTHONPATH",
-    "TF_",
-    "CUDA_",
-    "OMP_",
-    "MKL_",
-    "OPENBLAS_",
     "MPLBACKEND",
-    "PYDEVD_",
+    "TF_CPP_MIN_LOG_LEVEL",
+    "TF_ENABLE_ONEDNN_OPTS",
+    "TF_USE_LEGACY_KERAS",
+    "CUDA_VISIBLE_DEVICES",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
 )
+# The kernel's PATH: its Python's folder, then the system's; not the grader's PATH, whose
+# other folders do not exist inside and would only describe the grader's machine.
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+#: The environment ``bwrap`` itself starts with, which its init process (PID 1 inside the
+#: sandbox) keeps for the sandbox's whole life: nothing.
+BWRAP_ENVIRONMENT: dict[str, str] = {}
 
 INSTALL_HINT = (
     "Install bubblewrap: `sudo apt-get install bubblewrap` (Debian, Ubuntu), "
@@ -171,14 +201,41 @@ def command(
         "--remount-ro",
         "/",
     ]
-    for name, value in sorted(environment.items()):
-        # (The kernel's parent is outside its process numbers: it must not watch for it.)
-        if name != "JPY_PARENT_PID" and any(
-            name == kept or (kept.endswith("_") and name.startswith(kept))
-            for kept in KEPT_VARIABLES
-        ):
-            args += ["--setenv", name, value]
+    for name, value in sorted(kernel_environment(kernel[0], environment).items()):
+        args += ["--setenv", name, value]
     return [*args, "--", *kernel]
+
+
+def kernel_environment(python: str, grader: Mapping[str, str]) -> dict[str, str]:
+    """The kernel's environment: those of :data:`KERNEL_VARIABLES` that ``grader`` sets, and a
+    ``PATH`` of ``python``'s folder and the system's. (Not JPY_PARENT_PID: the kernel's
+    parent is outside its process numbers, so it must not watch for it.)"""
+    kept = {name: grader[name] for name in KERNEL_VARIABLES if name in grader}
+    folder = os.path.dirname(python)
+    kept["PATH"] = os.pathsep.join(([folder] if os.path.isabs(folder) else []) + list(SYSTEM_PATH))
+    return kept
+
+
+def hide_options(command: Sequence[str]) -> tuple[list[str], int]:
+    """``command`` (from :func:`command`) with its options moved into an unnamed file.
+
+    Returns the short command, ``bwrap --args N -- <kernel>``, and ``N``: a descriptor of a
+    deleted file that holds the options, NUL-separated, at its start. The process that runs
+    the command must inherit ``N`` (``subprocess.Popen(..., pass_fds=(N,))``); ``bwrap``
+    reads and closes it before it starts anything, and the caller closes its own copy
+    once the process has started.
+    """
+    split = list(command).index("--")
+    options = b"".join(os.fsencode(option) + b"\0" for option in command[1:split])
+    hidden = tempfile.TemporaryFile()  # deleted at once: no path leads to it
+    try:
+        hidden.write(options)
+        hidden.flush()
+        descriptor = os.dup(hidden.fileno())  # (inheritable is set by Popen's pass_fds)
+    finally:
+        hidden.close()
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    return [command[0], "--args", str(descriptor), *command[split:]], descriptor
 
 
 def problem() -> str | None:

@@ -31,10 +31,11 @@ V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 # grader as one group, however many processes a submission starts.
 V1_OPTIONAL = ("cpu",)
 
-# Puts its own process into each control group named, then becomes the command.
+# Puts its own process into each control group named, then becomes the command, with the
+# environment it was given: the shell's own PWD and OLDPWD are not passed on.
 _ENTER = (
     'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 70; shift; '
-    'n=$((n - 1)); done; exec "$@"'
+    'n=$((n - 1)); done; unset PWD OLDPWD; exec "$@"'
 )
 
 

@@ -11,7 +11,10 @@ things, and nothing else, about jupyter_client's own manager:
 - the kernel talks to nbgrader over Unix sockets in a private folder (ZeroMQ's ``ipc``
   transport), since the sandbox has no network;
 - an interrupt is a message on the control channel (the kernel then signals itself),
-  because a signal sent from outside would reach bubblewrap, not the kernel.
+  because a signal sent from outside would reach bubblewrap, not the kernel;
+- what starts the sandbox (bubblewrap, and the ``setpriv`` and control-group steps before
+  it) gets no environment at all, and bubblewrap its options through an unnamed file,
+  since the sandbox's process 1 shows both (see :mod:`course_tools.grading.bubblewrap`).
 
 When the kernel ends (shut down, killed, or at the end of grading), the whole sandbox
 ends with it: bubblewrap's process-number namespace takes every process the kernel
@@ -24,6 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +62,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.ip = str(self._sockets / "k")
         self.connection_file = str(self._sockets / "kernel.json")
         self._group: cgroups.Group | None = None
+        self._options: int | None = None  # the descriptor of bwrap's options, until it starts
 
     async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
@@ -66,21 +71,31 @@ class SandboxedKernelManager(AsyncKernelManager):
         folder = Path(kw.get("cwd") or os.getcwd()).resolve()
         readable = bubblewrap.python_paths(kernel_cmd[0])
         bubblewrap.check_readable(readable, [Path(p).resolve() for p in self.private])
-        sandboxed = bubblewrap.command(
+        self._group = cgroups.create(
+            memory_mb=self.memory_mb, processes=self.processes, cpu_seconds=self.cpu_seconds
+        )
+        sandboxed, self._options = sandbox_command(
             kernel_cmd,
             folder=folder,
             sockets=self._sockets,
             readable=readable,
             environment=kw.get("env") or os.environ,
+            user=self.user,
+            group=self._group,
         )
-        if self.user:
-            sandboxed = _as_user(self.user, sandboxed, [folder, self._sockets])
-        self._group = cgroups.create(
-            memory_mb=self.memory_mb, processes=self.processes, cpu_seconds=self.cpu_seconds
+        # No JPY_PARENT_PID (``independent``): bwrap's environment stays empty.
+        kw.update(
+            env=dict(bubblewrap.BWRAP_ENVIRONMENT), independent=True, pass_fds=(self._options,)
         )
-        if self._group is not None:
-            sandboxed = self._group.enter_command(sandboxed)
         return sandboxed, kw
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        finally:  # the started process holds its own copy
+            if self._options is not None:
+                os.close(self._options)
+                self._options = None
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
@@ -89,6 +104,34 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._group = None
         if not restart:
             shutil.rmtree(self._sockets, ignore_errors=True)
+
+
+def sandbox_command(
+    kernel: list[str],
+    *,
+    folder: Path,
+    sockets: Path,
+    readable: list[Path],
+    environment: Mapping[str, str],
+    user: str = "",
+    group: cgroups.Group | None = None,
+) -> tuple[list[str], int]:
+    """The command that starts ``kernel`` in its sandbox, and the descriptor it must inherit.
+
+    bubblewrap's command (:func:`course_tools.grading.bubblewrap.command`), with its options
+    in an unnamed file (the descriptor); started as ``user`` where one is named; inside
+    ``group`` where there is one. Run it with ``env=bubblewrap.BWRAP_ENVIRONMENT`` and
+    ``pass_fds=(descriptor,)``, then close the descriptor.
+    """
+    command = bubblewrap.command(
+        kernel, folder=folder, sockets=sockets, readable=readable, environment=environment
+    )
+    command, descriptor = bubblewrap.hide_options(command)
+    if user:
+        command = _as_user(user, command, [folder, sockets])
+    if group is not None:
+        command = group.enter_command(command)
+    return command, descriptor
 
 
 def _as_user(user: str, command: list[str], folders: list[Path]) -> list[str]:
@@ -100,7 +143,7 @@ def _as_user(user: str, command: list[str], folders: list[Path]) -> list[str]:
         for path in [folder, *folder.rglob("*")]:
             os.chown(path, record.pw_uid, record.pw_gid, follow_symlinks=False)
     return [
-        "setpriv",
+        shutil.which("setpriv") or "/usr/bin/setpriv",  # (started with no PATH)
         f"--reuid={record.pw_uid}",
         f"--regid={record.pw_gid}",
         "--clear-groups",
