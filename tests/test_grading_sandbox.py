@@ -59,6 +59,9 @@ def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_ha
     assert str(tmp_path / "course") not in options  # the course itself is never mounted
     assert options[options.index("--chdir") + 1] == str(folder)
     assert str(Path(sys.prefix)) in options  # read-only
+    shown = [options[i + 1] for i, o in enumerate(options) if o in ("--ro-bind", "--symlink")]
+    assert not {"/etc/passwd", "/etc/group", "/etc/hosts", "/etc/resolv.conf"} & set(shown)
+    assert options[options.index("--hostname") + 1] == bubblewrap.HOSTNAME
     kept = {options[i + 1]: options[i + 2] for i, o in enumerate(options) if o == "--setenv"}
     # Each kept variable is named (no COURSE_* or TF_* prefix); PATH is the sandbox's own.
     assert kept == {
@@ -304,6 +307,9 @@ for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
             shown[f"/proc/{pid}/{name}"] = os.readlink(f"/proc/{pid}/{name}")
         except OSError as error:
             shown[f"/proc/{pid}/{name}"] = error.strerror
+for path in ("/etc/passwd", "/etc/hosts", "/proc/sys/kernel/hostname"):
+    shown[path] = open(path).read()
+shown["user"] = __import__("getpass").getuser()
 print(json.dumps(shown))
 """
 
@@ -356,6 +362,11 @@ def test_no_process_in_a_grading_kernels_sandbox_shows_the_graders_environment(
     kernel = [pair.split("=", 1) for pair in read["/proc/2/environ"].split("\0") if pair]
     names = {name for name, _ in kernel}
     assert "PATH" in names and names <= {*bubblewrap.KERNEL_VARIABLES, "PATH", "PWD"}, names
+    # Not the machine's accounts or name; the kernel still knows who it runs as.
+    accounts = {line.split(":")[0] for line in read["/etc/passwd"].splitlines()}
+    me = "root" if os.geteuid() == 0 else "grader"
+    assert accounts == {"root", "nobody", me} and read["user"] == me
+    assert read["/proc/sys/kernel/hostname"].strip() == bubblewrap.HOSTNAME
 
 
 def _grading_user_problem() -> str | None:
@@ -371,7 +382,10 @@ def _grading_user_problem() -> str | None:
 _SHELL_PROC_READER = (
     "for p in /proc/[0-9]*; do for f in environ cmdline status maps; do "
     'echo "== $p/$f"; cat "$p/$f"; echo; done; '
-    'for l in cwd root exe fd/*; do echo "== $p/$l -> $(readlink "$p/$l")"; done; done'
+    'for l in "$p"/cwd "$p"/root "$p"/exe "$p"/fd/*; do echo "== $l -> $(readlink "$l")"; '
+    "done; done; "
+    "for f in /etc/passwd /etc/group /etc/hosts /proc/sys/kernel/hostname; do "
+    'echo "== $f"; cat "$f"; done'
 )
 
 
@@ -398,7 +412,7 @@ def test_every_way_of_starting_a_sandbox_keeps_the_graders_environment_out(
     secret = _secret_in_the_graders_environment(monkeypatch)
     sockets = Path(tempfile.mkdtemp(prefix="cg-"))
     group = cgroups.create(memory_mb=512, processes=64, cpu_seconds=60) if with_cgroup else None
-    command, descriptor = sandbox_command(
+    command, descriptors = sandbox_command(
         ["/bin/sh", "-c", _SHELL_PROC_READER],
         folder=shared_folder,
         sockets=sockets,
@@ -411,14 +425,15 @@ def test_every_way_of_starting_a_sandbox_keeps_the_graders_environment_out(
         ran = subprocess.run(
             command,
             env=bubblewrap.BWRAP_ENVIRONMENT,
-            pass_fds=(descriptor,),
+            pass_fds=descriptors,
             cwd=shared_folder,
             capture_output=True,
             text=True,
             timeout=30,
         )
     finally:
-        os.close(descriptor)
+        for descriptor in descriptors:
+            os.close(descriptor)
         if group is not None:
             group.destroy()
         shutil.rmtree(sockets)
@@ -438,6 +453,13 @@ def test_every_way_of_starting_a_sandbox_keeps_the_graders_environment_out(
     assert {pair.split("=")[0] for pair in kernel if pair} == {*named, "PATH", "PWD"}
     expected_uid = str(pwd.getpwnam(user).pw_uid) if user else str(os.geteuid())
     assert read["/proc/2/status"].split("Uid:\t", 1)[1].split("\t", 1)[0] == expected_uid
+    # bwrap closed the unnamed files it read: process 1 holds pipes and an eventfd only.
+    held = [what.split(" -> ")[1] for what in read if what.startswith("/proc/1/fd/")]
+    assert held and all(h.startswith(("pipe:", "anon_inode:", "/dev/null")) for h in held), held
+    # The machine's accounts and name stay outside: root, nobody and the sandbox's user.
+    accounts = [line.split(":")[0] for line in read["/etc/passwd"].splitlines()]
+    assert sorted(accounts) == sorted({"root", "nobody", user or "root"}), accounts
+    assert read["/proc/sys/kernel/hostname"].strip() == bubblewrap.HOSTNAME
 
 
 def _command_lines() -> list[str]:

@@ -10,6 +10,8 @@ here sees:
 - the folder it grades, writable: nbgrader's copy of one submission under ``autograded/``;
 - an empty private ``/tmp``, its own ``/proc`` and a minimal ``/dev``; everything else,
   the empty folders above the mounted ones included, is read-only;
+- its own host name and its own ``/etc/passwd``, ``group`` and ``hosts``, which name only
+  root, nobody and the account it runs as (:func:`etc_files`), not the machine's;
 - the folder that holds its connection file and its ZeroMQ sockets (Unix sockets, since a
   sandbox without a network cannot reach the grader's TCP ports).
 
@@ -53,12 +55,8 @@ ETC_FILES = (
     "fonts",
     "localtime",
     "timezone",
-    "passwd",
-    "group",
     "nsswitch.conf",
-    "hosts",
     "host.conf",
-    "resolv.conf",
     "mime.types",
     "ssl",
     "ca-certificates",
@@ -67,6 +65,12 @@ ETC_FILES = (
     "matplotlibrc",
     "os-release",
 )
+# Files of /etc written for each sandbox instead of shown from the machine (see
+# :func:`etc_files`): the machine's own list every account, with people's full names, and
+# the names of the hosts around it. (No resolv.conf: the sandbox has no network.)
+WRITTEN_ETC_FILES = ("passwd", "group", "hosts")
+#: The sandbox's host name, instead of the grader's machine's.
+HOSTNAME = "grading"
 # The environment variables a grading kernel keeps from the grader's, each named: a prefix
 # would let through whatever another tool names alike (TF_CLI_CONFIG_FILE is Terraform's).
 # The locale, the course's own settings, the settings nbgrader gives the kernel (the checks
@@ -170,11 +174,17 @@ def command(
     sockets: Path,
     readable: Iterable[Path],
     environment: Mapping[str, str],
+    etc: Mapping[str, int] | None = None,
     privileged: bool | None = None,
 ) -> list[str]:
-    """``bwrap ... <kernel>``: the kernel command, sandboxed as the module doc says."""
+    """``bwrap ... <kernel>``: the kernel command, sandboxed as the module doc says.
+
+    ``etc`` maps names of :data:`WRITTEN_ETC_FILES` to descriptors of their contents
+    (:func:`etc_files`, :func:`unnamed_file`), which the command's process must inherit.
+    """
     privileged = os.geteuid() == 0 if privileged is None else privileged
-    args = [executable() or "bwrap", "--unshare-all", "--die-with-parent", "--clearenv"]
+    args = [executable() or "bwrap", "--unshare-all", "--hostname", HOSTNAME]
+    args += ["--die-with-parent", "--clearenv"]
     if privileged:  # bwrap run by root keeps root's capabilities unless told otherwise
         args += ["--cap-drop", "ALL"]
     for name in SYSTEM_FOLDERS:
@@ -183,6 +193,10 @@ def command(
     for name in ETC_FILES:
         if os.path.lexists(f"/etc/{name}"):
             args += _mount("--ro-bind", Path("/etc", name))
+    for name, descriptor in sorted((etc or {}).items()):
+        if name not in WRITTEN_ETC_FILES:
+            raise ValueError(f"/etc/{name} is not one of {WRITTEN_ETC_FILES}")
+        args += ["--ro-bind-data", str(descriptor), f"/etc/{name}"]
     # The private /tmp first: a Python environment or a course under /tmp is mounted on top.
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     # Python's own folders, outermost first, so that a folder inside another stays visible.
@@ -216,6 +230,37 @@ def kernel_environment(python: str, grader: Mapping[str, str]) -> dict[str, str]
     return kept
 
 
+def etc_files(uid: int, gid: int, name: str) -> dict[str, bytes]:
+    """``/etc/passwd``, ``group`` and ``hosts`` for a sandbox whose processes run as ``uid``
+    and ``gid``, named ``name``: root, nobody and that account, and this host only.
+
+    Programs look their user up (``getpass.getuser()`` fails without an entry), but need
+    no other account of the machine.
+    """
+    users = {0: ("root", 0, "/root"), 65534: ("nobody", 65534, "/nonexistent")}
+    users.setdefault(uid, (name, gid, "/nonexistent"))
+    groups = {0: "root", 65534: "nogroup"}
+    groups.setdefault(gid, name)
+    passwd = "".join(
+        f"{user}:x:{number}:{group}::{home}:/usr/sbin/nologin\n"
+        for number, (user, group, home) in sorted(users.items())
+    )
+    group = "".join(f"{title}:x:{number}:\n" for number, title in sorted(groups.items()))
+    hosts = f"127.0.0.1\tlocalhost {HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+    return {"passwd": passwd.encode(), "group": group.encode(), "hosts": hosts.encode()}
+
+
+def unnamed_file(data: bytes) -> int:
+    """A descriptor of a deleted file that holds ``data``, read from its start: no path
+    leads to it, and it is gone once every process holding it has closed it."""
+    with tempfile.TemporaryFile() as file:
+        file.write(data)
+        file.flush()
+        descriptor = os.dup(file.fileno())  # (Popen's pass_fds makes it inheritable)
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    return descriptor
+
+
 def hide_options(command: Sequence[str]) -> tuple[list[str], int]:
     """``command`` (from :func:`command`) with its options moved into an unnamed file.
 
@@ -226,15 +271,7 @@ def hide_options(command: Sequence[str]) -> tuple[list[str], int]:
     once the process has started.
     """
     split = list(command).index("--")
-    options = b"".join(os.fsencode(option) + b"\0" for option in command[1:split])
-    hidden = tempfile.TemporaryFile()  # deleted at once: no path leads to it
-    try:
-        hidden.write(options)
-        hidden.flush()
-        descriptor = os.dup(hidden.fileno())  # (inheritable is set by Popen's pass_fds)
-    finally:
-        hidden.close()
-    os.lseek(descriptor, 0, os.SEEK_SET)
+    descriptor = unnamed_file(b"".join(os.fsencode(o) + b"\0" for o in command[1:split]))
     return [command[0], "--args", str(descriptor), *command[split:]], descriptor
 
 

@@ -62,7 +62,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.ip = str(self._sockets / "k")
         self.connection_file = str(self._sockets / "kernel.json")
         self._group: cgroups.Group | None = None
-        self._options: int | None = None  # the descriptor of bwrap's options, until it starts
+        self._descriptors: tuple[int, ...] = ()  # bwrap's unnamed files, until it starts
 
     async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
@@ -74,7 +74,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._group = cgroups.create(
             memory_mb=self.memory_mb, processes=self.processes, cpu_seconds=self.cpu_seconds
         )
-        sandboxed, self._options = sandbox_command(
+        sandboxed, self._descriptors = sandbox_command(
             kernel_cmd,
             folder=folder,
             sockets=self._sockets,
@@ -85,17 +85,17 @@ class SandboxedKernelManager(AsyncKernelManager):
         )
         # No JPY_PARENT_PID (``independent``): bwrap's environment stays empty.
         kw.update(
-            env=dict(bubblewrap.BWRAP_ENVIRONMENT), independent=True, pass_fds=(self._options,)
+            env=dict(bubblewrap.BWRAP_ENVIRONMENT), independent=True, pass_fds=self._descriptors
         )
         return sandboxed, kw
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
         try:
             await super()._async_launch_kernel(kernel_cmd, **kw)
-        finally:  # the started process holds its own copy
-            if self._options is not None:
-                os.close(self._options)
-                self._options = None
+        finally:  # the started process holds its own copies
+            for descriptor in self._descriptors:
+                os.close(descriptor)
+            self._descriptors = ()
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
@@ -115,23 +115,40 @@ def sandbox_command(
     environment: Mapping[str, str],
     user: str = "",
     group: cgroups.Group | None = None,
-) -> tuple[list[str], int]:
-    """The command that starts ``kernel`` in its sandbox, and the descriptor it must inherit.
+) -> tuple[list[str], tuple[int, ...]]:
+    """The command that starts ``kernel`` in its sandbox, and the descriptors it inherits.
 
-    bubblewrap's command (:func:`course_tools.grading.bubblewrap.command`), with its options
-    in an unnamed file (the descriptor); started as ``user`` where one is named; inside
-    ``group`` where there is one. Run it with ``env=bubblewrap.BWRAP_ENVIRONMENT`` and
-    ``pass_fds=(descriptor,)``, then close the descriptor.
+    bubblewrap's command (:func:`course_tools.grading.bubblewrap.command`), its ``/etc``
+    accounts written for the user it runs as, its options in an unnamed file; started as
+    ``user`` where one is named; inside ``group`` where there is one. Run it with
+    ``env=bubblewrap.BWRAP_ENVIRONMENT`` and ``pass_fds=descriptors``, then close them.
     """
+    import pwd
+
+    if user:
+        record = pwd.getpwnam(user)
+        uid, gid, name = record.pw_uid, record.pw_gid, user
+    else:  # root, or the instructor's own account, which the sandbox need not name
+        uid, gid = os.geteuid(), os.getegid()
+        name = "root" if uid == 0 else "grader"
+    etc = {
+        file: bubblewrap.unnamed_file(data)
+        for file, data in bubblewrap.etc_files(uid, gid, name).items()
+    }
     command = bubblewrap.command(
-        kernel, folder=folder, sockets=sockets, readable=readable, environment=environment
+        kernel,
+        folder=folder,
+        sockets=sockets,
+        readable=readable,
+        environment=environment,
+        etc=etc,
     )
-    command, descriptor = bubblewrap.hide_options(command)
+    command, options = bubblewrap.hide_options(command)
     if user:
         command = _as_user(user, command, [folder, sockets])
     if group is not None:
         command = group.enter_command(command)
-    return command, descriptor
+    return command, (options, *etc.values())
 
 
 def _as_user(user: str, command: list[str], folders: list[Path]) -> list[str]:
