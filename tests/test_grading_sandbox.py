@@ -6,6 +6,7 @@ check the pieces, and start a real sandboxed kernel on a tiny notebook.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import pwd
@@ -307,9 +308,19 @@ for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
             shown[f"/proc/{pid}/{name}"] = os.readlink(f"/proc/{pid}/{name}")
         except OSError as error:
             shown[f"/proc/{pid}/{name}"] = error.strerror
-for path in ("/etc/passwd", "/etc/hosts", "/proc/sys/kernel/hostname"):
+for path in ("/etc/passwd", "/etc/hosts", "/proc/sys/kernel/hostname", "/proc/cmdline",
+             "/proc/keys"):
     shown[path] = open(path).read()
 shown["user"] = __import__("getpass").getuser()
+# The session keyring: KEYCTL_READ lists its keys' ids, then each key's content.
+import ctypes, platform, struct
+keyctl = {"x86_64": 250, "aarch64": 219}[platform.machine()]
+libc, buffer = ctypes.CDLL(None, use_errno=True), ctypes.create_string_buffer(65536)
+size = libc.syscall(keyctl, 11, -3, buffer, len(buffer))
+shown["keyctl"] = f"{size} {os.strerror(ctypes.get_errno())}"
+for key in struct.unpack(f"{max(size, 0) // 4}i", buffer.raw[: max(size, 0)]):
+    size = libc.syscall(keyctl, 11, key, buffer, len(buffer))
+    shown[f"key {key}"] = buffer.raw[: max(size, 0)].decode(errors="replace")
 print(json.dumps(shown))
 """
 
@@ -343,30 +354,59 @@ def shared_folder():
 @pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
 @pytest.mark.parametrize("with_cgroup", [_WITH_CGROUP, False], ids=["cgroup", "no-cgroup"])
 def test_no_process_in_a_grading_kernels_sandbox_shows_the_graders_environment(
-    monkeypatch, shared_folder, with_cgroup
+    monkeypatch, shared_folder, graders_keyring, with_cgroup
 ):
     secret = _secret_in_the_graders_environment(monkeypatch)
+    planted = graders_keyring(secret)
     if not with_cgroup:
         monkeypatch.setattr(cgroups, "create", lambda **limits: None)
     (shown,) = _run_sandboxed([_PROC_READER], shared_folder)
     assert secret not in shown
     read = json.loads(shown)
-    # Process 1 is bubblewrap's init; it shows no environment, and no option on its command
-    # line (the NUL-separated arguments: bwrap --args N -- <the kernel's command>).
-    assert read["/proc/1/environ"] == "", read["/proc/1/environ"]
-    init = read["/proc/1/cmdline"].split("\0")
-    assert init[1] == "--args" and init[2].isdigit() and init[3] == "--", init
+    # The kernel is process 1: no process of bubblewrap is inside to show its environment,
+    # its command line or its memory.
+    assert "ipykernel_launcher" in read["/proc/1/cmdline"]
+    assert not [k for k, v in read.items() if k.endswith("/exe") and "bwrap" in v], read
     assert "--ro-bind" not in shown and "--setenv" not in shown
-    # Process 2 is the kernel: only the variables named for it, and a PATH of its own.
-    assert "ipykernel_launcher" in read["/proc/2/cmdline"]
-    kernel = [pair.split("=", 1) for pair in read["/proc/2/environ"].split("\0") if pair]
+    # Only the variables named for it, and a PATH of its own.
+    kernel = [pair.split("=", 1) for pair in read["/proc/1/environ"].split("\0") if pair]
     names = {name for name, _ in kernel}
     assert "PATH" in names and names <= {*bubblewrap.KERNEL_VARIABLES, "PATH", "PWD"}, names
-    # Not the machine's accounts or name; the kernel still knows who it runs as.
+    # Its output is a pipe the grader reads, not nbgrader's log file or a terminal.
+    assert read["/proc/1/fd/1"].startswith("pipe:") and read["/proc/1/fd/2"].startswith("pipe:")
+    # Not the machine's accounts, name or boot arguments; the kernel still knows its user.
     accounts = {line.split(":")[0] for line in read["/etc/passwd"].splitlines()}
     me = "root" if os.geteuid() == 0 else "grader"
     assert accounts == {"root", "nobody", me} and read["user"] == me
     assert read["/proc/sys/kernel/hostname"].strip() == bubblewrap.HOSTNAME
+    assert read["/proc/cmdline"] == read["/proc/keys"] == ""
+    # The grader's keyring is out of reach (the secret is in it where keyctl works here).
+    assert read["keyctl"] == f"-1 {os.strerror(errno.EPERM)}", (read["keyctl"], planted)
+
+
+@pytest.fixture
+def graders_keyring():
+    """Puts a secret in the grader's session keyring, as a login session's keys would be;
+    returns whether it could (a container's seccomp profile may refuse keyctl)."""
+    import ctypes
+    import platform
+
+    numbers = {"x86_64": (248, 250), "aarch64": (217, 219)}.get(platform.machine())
+    libc = ctypes.CDLL(None, use_errno=True)
+    added: list[int] = []
+
+    def plant(secret: str) -> bool:
+        if numbers is None:
+            return False
+        payload = secret.encode()
+        key = libc.syscall(numbers[0], b"user", b"course:grading-token", payload, len(payload), -3)
+        if key > 0:
+            added.append(key)
+        return key > 0
+
+    yield plant
+    for key in added:  # KEYCTL_REVOKE
+        libc.syscall(numbers[1], 3, key) if numbers else None
 
 
 def _grading_user_problem() -> str | None:
@@ -384,7 +424,7 @@ _SHELL_PROC_READER = (
     'echo "== $p/$f"; cat "$p/$f"; echo; done; '
     'for l in "$p"/cwd "$p"/root "$p"/exe "$p"/fd/*; do echo "== $l -> $(readlink "$l")"; '
     "done; done; "
-    "for f in /etc/passwd /etc/group /etc/hosts /proc/sys/kernel/hostname; do "
+    "for f in /etc/passwd /etc/group /etc/hosts /proc/sys/kernel/hostname /proc/cmdline; do "
     'echo "== $f"; cat "$f"; done'
 )
 
@@ -444,22 +484,23 @@ def test_every_way_of_starting_a_sandbox_keeps_the_graders_environment_out(
     for part in shown.split("== ")[1:]:  # "== <what>\n<its content>"
         what, _, content = part.partition("\n")
         read[what] = content
-    assert read["/proc/1/environ"].strip("\n\0") == ""
-    init = read["/proc/1/cmdline"].split("\0")
-    assert init[1] == "--args" and init[2].isdigit() and init[3:6] == ["--", "/bin/sh", "-c"]
+    # The command is process 1, and no process of bubblewrap is inside.
+    assert read["/proc/1/cmdline"].split("\0")[:2] == ["/bin/sh", "-c"]
+    assert not [k for k, v in read.items() if k.endswith("/exe") and "bwrap" in v]
     assert "--ro-bind" not in shown and "--setenv" not in shown
-    kernel = read["/proc/2/environ"].strip("\n").split("\0")
+    kernel = read["/proc/1/environ"].strip("\n").split("\0")
     named = {name for name in bubblewrap.KERNEL_VARIABLES if name in os.environ}
     assert {pair.split("=")[0] for pair in kernel if pair} == {*named, "PATH", "PWD"}
     expected_uid = str(pwd.getpwnam(user).pw_uid) if user else str(os.geteuid())
-    assert read["/proc/2/status"].split("Uid:\t", 1)[1].split("\t", 1)[0] == expected_uid
-    # bwrap closed the unnamed files it read: process 1 holds pipes and an eventfd only.
+    assert read["/proc/1/status"].split("Uid:\t", 1)[1].split("\t", 1)[0] == expected_uid
+    # bwrap closed the unnamed files it read (options, /etc files, seccomp filter).
     held = [what.split(" -> ")[1] for what in read if what.startswith("/proc/1/fd/")]
-    assert held and all(h.startswith(("pipe:", "anon_inode:", "/dev/null")) for h in held), held
+    assert held and not [h for h in held if "(deleted)" in h or h.startswith("/tmp/")], held
     # The machine's accounts and name stay outside: root, nobody and the sandbox's user.
     accounts = [line.split(":")[0] for line in read["/etc/passwd"].splitlines()]
     assert sorted(accounts) == sorted({"root", "nobody", user or "root"}), accounts
     assert read["/proc/sys/kernel/hostname"].strip() == bubblewrap.HOSTNAME
+    assert read["/proc/cmdline"].strip() == ""
 
 
 def _command_lines() -> list[str]:

@@ -171,7 +171,10 @@ except OSError as error:
 # Prints what /proc shows of every process it can see: environment, command line, status,
 # and where the working folder, root, program and open files lead. The workflow test puts a
 # secret in the grader's environment; it must reach no graded notebook or feedback page.
+# Then it writes a note of its own where the kernel's error output goes, which must not
+# reach the grading report.
 _PROC_READER = """import os
+os.write(2, b"course-grading-note: ex-time-answer: a note the student wrote\\n")
 for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
     for name in ("environ", "cmdline", "status"):
         try:

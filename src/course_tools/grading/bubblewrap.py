@@ -21,15 +21,25 @@ interface of its own only), its own process numbers (when the kernel ends, every
 it started ends with it), no capabilities, and only the environment variables named in
 :data:`KERNEL_VARIABLES`, with a ``PATH`` of its own.
 
-Nothing of the grader's environment reaches the sandbox through its first process either.
-Inside, process 1 is bubblewrap's own init (it reaps what the kernel leaves), a copy of
-the ``bwrap`` process: ``/proc/1/environ`` shows the environment ``bwrap`` was started
-with, and ``/proc/1/cmdline`` its command line, whatever ``--clearenv`` does for the
-kernel. So ``bwrap`` starts with an empty environment (:data:`BWRAP_ENVIRONMENT`), and
-its options, mounts and the kernel's variables included, reach it through an unnamed
-file that it reads and closes (``--args``, as Flatpak passes them; :func:`hide_options`):
-its command line is ``bwrap --args N -- <kernel command>``, which the kernel's own
-``/proc/self/cmdline`` shows anyway.
+Nothing of the grader's session reaches the sandbox through another process either:
+
+- The kernel is process 1 (``--as-pid-1``): no process of bubblewrap exists inside. Its
+  init would otherwise be process 1, a copy of ``bwrap`` whose ``/proc/1/environ``,
+  ``cmdline`` and memory a submission can read: the environment ``bwrap`` was started
+  with (``--clearenv`` clears only the kernel's), and the machine's whole mount table,
+  which ``bwrap`` reads before it changes root. (Process 1 reaps no orphan: a process
+  whose parent ended stays a zombie until the kernel ends, and then goes with it.)
+- ``bwrap`` starts with an empty environment (:data:`BWRAP_ENVIRONMENT`), and reads its
+  options, the kernel's variables included, from an unnamed file that it closes
+  (``--args``, as Flatpak passes them; :func:`hide_options`), so that the machine's other
+  users do not see them in ``ps`` either.
+- The kernel writes to a pipe that the grader reads, not to the grader's own output:
+  ``/proc/self/fd/1`` would otherwise reopen nbgrader's log file, or the terminal an
+  instructor types in (:mod:`course_tools.grading.kernel`).
+- The kernel's keyrings are out of reach: a seccomp filter (:func:`seccomp_filter`)
+  refuses ``keyctl``, ``add_key`` and ``request_key``, as Flatpak's does, since the
+  sandbox would otherwise share the grader's session keyring; ``/proc/keys`` is hidden.
+- ``/proc/cmdline`` (the machine's boot arguments) and ``/proc/keys`` read as empty.
 """
 
 from __future__ import annotations
@@ -58,8 +68,10 @@ ETC_FILES = (
     "nsswitch.conf",
     "host.conf",
     "mime.types",
-    "ssl",
-    "ca-certificates",
+    # The public certificates only: /etc/ssl/private holds keys that root can read, and
+    # /etc/ssl/certs a self-signed certificate named after the machine.
+    "ssl/certs/ca-certificates.crt",
+    "ssl/openssl.cnf",
     "alternatives",
     "locale.alias",
     "matplotlibrc",
@@ -71,6 +83,9 @@ ETC_FILES = (
 WRITTEN_ETC_FILES = ("passwd", "group", "hosts")
 #: The sandbox's host name, instead of the grader's machine's.
 HOSTNAME = "grading"
+#: Files of the sandbox's /proc that read as empty: the machine's boot arguments, and the
+#: keys the kernel could otherwise describe.
+HIDDEN_PROC_FILES = ("/proc/cmdline", "/proc/keys", "/proc/key-users")
 # The environment variables a grading kernel keeps from the grader's, each named: a prefix
 # would let through whatever another tool names alike (TF_CLI_CONFIG_FILE is Terraform's).
 # The locale, the course's own settings, the settings nbgrader gives the kernel (the checks
@@ -174,17 +189,22 @@ def command(
     sockets: Path,
     readable: Iterable[Path],
     environment: Mapping[str, str],
-    etc: Mapping[str, int] | None = None,
+    written: Mapping[str, int] | None = None,
+    seccomp: int | None = None,
     privileged: bool | None = None,
 ) -> list[str]:
     """``bwrap ... <kernel>``: the kernel command, sandboxed as the module doc says.
 
-    ``etc`` maps names of :data:`WRITTEN_ETC_FILES` to descriptors of their contents
-    (:func:`etc_files`, :func:`unnamed_file`), which the command's process must inherit.
+    ``written`` maps paths, those of :data:`WRITTEN_ETC_FILES` in ``/etc`` and
+    :data:`HIDDEN_PROC_FILES`, to descriptors of what the sandbox reads there instead
+    (:func:`written_files`), and ``seccomp`` is a descriptor of :func:`seccomp_filter`'s
+    program: the command's process must inherit them.
     """
     privileged = os.geteuid() == 0 if privileged is None else privileged
-    args = [executable() or "bwrap", "--unshare-all", "--hostname", HOSTNAME]
+    args = [executable() or "bwrap", "--unshare-all", "--hostname", HOSTNAME, "--as-pid-1"]
     args += ["--die-with-parent", "--clearenv"]
+    if seccomp is not None:
+        args += ["--seccomp", str(seccomp)]
     if privileged:  # bwrap run by root keeps root's capabilities unless told otherwise
         args += ["--cap-drop", "ALL"]
     for name in SYSTEM_FOLDERS:
@@ -193,12 +213,13 @@ def command(
     for name in ETC_FILES:
         if os.path.lexists(f"/etc/{name}"):
             args += _mount("--ro-bind", Path("/etc", name))
-    for name, descriptor in sorted((etc or {}).items()):
-        if name not in WRITTEN_ETC_FILES:
-            raise ValueError(f"/etc/{name} is not one of {WRITTEN_ETC_FILES}")
-        args += ["--ro-bind-data", str(descriptor), f"/etc/{name}"]
     # The private /tmp first: a Python environment or a course under /tmp is mounted on top.
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    allowed = {f"/etc/{name}" for name in WRITTEN_ETC_FILES} | set(HIDDEN_PROC_FILES)
+    for destination, descriptor in sorted((written or {}).items()):
+        if destination not in allowed:
+            raise ValueError(f"{destination} is not one of {sorted(allowed)}")
+        args += ["--ro-bind-data", str(descriptor), destination]
     # Python's own folders, outermost first, so that a folder inside another stays visible.
     for path in sorted(set(readable), key=lambda p: len(p.parts)):
         if not any(path == Path(s) or path.is_relative_to(s) for s in SYSTEM_FOLDERS):
@@ -248,6 +269,54 @@ def etc_files(uid: int, gid: int, name: str) -> dict[str, bytes]:
     group = "".join(f"{title}:x:{number}:\n" for number, title in sorted(groups.items()))
     hosts = f"127.0.0.1\tlocalhost {HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
     return {"passwd": passwd.encode(), "group": group.encode(), "hosts": hosts.encode()}
+
+
+# seccomp: what the kernel's filter sees (struct seccomp_data: nr at 0, arch at 4), the
+# classic BPF instructions it needs, and what it answers.
+_LOAD_WORD, _JUMP_IF_EQUAL, _JUMP_IF_AT_LEAST, _RETURN = 0x20, 0x15, 0x35, 0x06
+_ALLOW, _REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+# The machine's architecture: its audit number, its key-management system calls (add_key,
+# request_key, keyctl), and where its numbers for another ABI begin (x32 on x86_64).
+_KEYRING_CALLS = {
+    "x86_64": (0xC000003E, (248, 249, 250), 0x40000000),
+    "aarch64": (0xC00000B7, (217, 218, 219), None),
+}
+
+
+def seccomp_filter(machine: str | None = None) -> bytes | None:
+    """The seccomp program (classic BPF, for ``bwrap --seccomp``) that refuses the kernel
+    keyrings' system calls with EPERM, and every system call made through another ABI
+    than the machine's own (which could reach them under other numbers).
+
+    None on an architecture this module has no numbers for; grading then goes on without
+    the filter, and the report's first line says so
+    (:func:`course_tools.grading.grade.sandbox_description`).
+    """
+    import platform
+    import struct
+
+    known = _KEYRING_CALLS.get(machine or platform.machine())
+    if known is None:
+        return None
+    arch, calls, other_abi = known
+    # (code, jump if true, jump if false, value); a jump skips that many instructions.
+    program = [(_LOAD_WORD, 0, 0, 4), (_JUMP_IF_EQUAL, 1, 0, arch), (_RETURN, 0, 0, _REFUSE)]
+    program.append((_LOAD_WORD, 0, 0, 0))
+    checks = [(_JUMP_IF_AT_LEAST, other_abi)] if other_abi else []
+    checks += [(_JUMP_IF_EQUAL, number) for number in calls]
+    for index, (code, value) in enumerate(checks):
+        program.append((code, len(checks) - index, 0, value))  # to the refusal at the end
+    program += [(_RETURN, 0, 0, _ALLOW), (_RETURN, 0, 0, _REFUSE)]
+    return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+
+
+def written_files(uid: int, gid: int, name: str) -> dict[str, int]:
+    """What :func:`command` takes as ``written``: the ``/etc`` files of :func:`etc_files` and
+    an empty file for each of :data:`HIDDEN_PROC_FILES` this machine has, each as a new
+    descriptor (:func:`unnamed_file`) that the caller closes once ``bwrap`` has started."""
+    contents = {f"/etc/{file}": data for file, data in etc_files(uid, gid, name).items()}
+    contents.update({path: b"" for path in HIDDEN_PROC_FILES if os.path.exists(path)})
+    return {path: unnamed_file(data) for path, data in contents.items()}
 
 
 def unnamed_file(data: bytes) -> int:

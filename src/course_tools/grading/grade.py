@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import re
 import signal
 import subprocess
@@ -33,6 +34,7 @@ import nbformat
 
 from course_tools.grading import bubblewrap, cgroups
 from course_tools.grading.feedback import recorded_language
+from course_tools.grading.kernel import KERNEL_PREFIX
 from course_tools.grading.sanitize import NOTE
 from course_tools.grading.settings import LANGUAGE_VARIABLE, UNSANDBOXED_VARIABLE, check_config
 
@@ -175,7 +177,9 @@ def grade_one(
         )
     autograded = course / "autograded" / student / assignment
     log_text = (logs / f"{student}.log").read_text(errors="replace")
-    notes = [line.split(NOTE, 1)[1].strip() for line in log_text.splitlines() if NOTE in line]
+    # nbgrader's own lines only: what the sandboxed kernel writes comes after KERNEL_PREFIX.
+    graders = [line for line in log_text.splitlines() if not line.startswith(KERNEL_PREFIX)]
+    notes = [line.split(NOTE, 1)[1].strip() for line in graders if NOTE in line]
     if status == "graded":
         for notebook in sorted(autograded.glob("*.ipynb")):
             notes += _cell_notes(notebook)
@@ -241,14 +245,19 @@ def sandbox_description() -> str:
         [bubblewrap.executable() or "bwrap", "--version"], capture_output=True, text=True
     ).stdout.strip()
     why_not = cgroups.unavailable()
+    keyrings = (
+        ""
+        if bubblewrap.seccomp_filter() is not None
+        else f"; no seccomp filter for {platform.machine()}: the kernel keyrings stay reachable"
+    )
     if why_not is None:
         return (
             f"sandbox: {version}; memory, processes and CPU time limited for the whole "
-            f"sandbox (cgroup v{cgroups.version()})"
+            f"sandbox (cgroup v{cgroups.version()}){keyrings}"
         )
     return (
         f"sandbox: {version}; no control group ({why_not}): memory and CPU time are "
-        "limited per process, processes for the whole sandbox"
+        f"limited per process, processes for the whole sandbox{keyrings}"
     )
 
 

@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, TextIO
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Int, List, Unicode
@@ -83,9 +86,14 @@ class SandboxedKernelManager(AsyncKernelManager):
             user=self.user,
             group=self._group,
         )
-        # No JPY_PARENT_PID (``independent``): bwrap's environment stays empty.
+        # No JPY_PARENT_PID (``independent``): bwrap's environment stays empty. The
+        # kernel's output goes to a pipe (see relay_output), not to the grader's own.
         kw.update(
-            env=dict(bubblewrap.BWRAP_ENVIRONMENT), independent=True, pass_fds=self._descriptors
+            env=dict(bubblewrap.BWRAP_ENVIRONMENT),
+            independent=True,
+            pass_fds=self._descriptors,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
         )
         return sandboxed, kw
 
@@ -96,6 +104,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             for descriptor in self._descriptors:
                 os.close(descriptor)
             self._descriptors = ()
+        process = getattr(self.provisioner, "process", None)
+        if process is not None and process.stdout is not None:
+            relay_output(process.stdout, sys.stderr)
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
@@ -104,6 +115,33 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._group = None
         if not restart:
             shutil.rmtree(self._sockets, ignore_errors=True)
+
+
+#: Put before each line the sandboxed kernel writes, in the grader's log.
+KERNEL_PREFIX = "[sandboxed kernel] "
+
+
+def relay_output(source: IO[bytes], target: TextIO) -> threading.Thread:
+    """Copy the kernel's output, line by line, to ``target`` (nbgrader's log), each line
+    after :data:`KERNEL_PREFIX`, in a daemon thread that ends with the output.
+
+    The kernel's own descriptors 1 and 2 are this pipe's end: were they the grader's log
+    file or terminal, ``/proc/self/fd/1`` would reopen them, to read what nbgrader wrote
+    there or what the instructor types. The prefix tells the kernel's lines from
+    nbgrader's, so that a submission cannot write a note into the grading report
+    (:mod:`course_tools.grading.grade` reads notes from nbgrader's lines only).
+    """
+
+    def copy() -> None:
+        with source:
+            for line in iter(source.readline, b""):
+                text = line.decode(errors="replace").rstrip("\n")
+                target.write(f"{KERNEL_PREFIX}{text}\n")
+                target.flush()
+
+    thread = threading.Thread(target=copy, name="course-grading-kernel-output", daemon=True)
+    thread.start()
+    return thread
 
 
 def sandbox_command(
@@ -119,7 +157,8 @@ def sandbox_command(
     """The command that starts ``kernel`` in its sandbox, and the descriptors it inherits.
 
     bubblewrap's command (:func:`course_tools.grading.bubblewrap.command`), its ``/etc``
-    accounts written for the user it runs as, its options in an unnamed file; started as
+    accounts written for the user it runs as, its seccomp filter, its options in an
+    unnamed file; started as
     ``user`` where one is named; inside ``group`` where there is one. Run it with
     ``env=bubblewrap.BWRAP_ENVIRONMENT`` and ``pass_fds=descriptors``, then close them.
     """
@@ -131,24 +170,25 @@ def sandbox_command(
     else:  # root, or the instructor's own account, which the sandbox need not name
         uid, gid = os.geteuid(), os.getegid()
         name = "root" if uid == 0 else "grader"
-    etc = {
-        file: bubblewrap.unnamed_file(data)
-        for file, data in bubblewrap.etc_files(uid, gid, name).items()
-    }
+    written = bubblewrap.written_files(uid, gid, name)
+    program = bubblewrap.seccomp_filter()
+    seccomp = None if program is None else bubblewrap.unnamed_file(program)
     command = bubblewrap.command(
         kernel,
         folder=folder,
         sockets=sockets,
         readable=readable,
         environment=environment,
-        etc=etc,
+        written=written,
+        seccomp=seccomp,
     )
     command, options = bubblewrap.hide_options(command)
     if user:
         command = _as_user(user, command, [folder, sockets])
     if group is not None:
         command = group.enter_command(command)
-    return command, (options, *etc.values())
+    inherited = (options, *written.values(), *([] if seccomp is None else [seccomp]))
+    return command, inherited
 
 
 def _as_user(user: str, command: list[str], folders: list[Path]) -> list[str]:
