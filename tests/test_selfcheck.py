@@ -94,6 +94,7 @@ def image_buffer(
     image_dtype=tf.uint8,
     image_shape=(84, 84),
     reward_shape=(),
+    reward_dtype=tf.float32,
     batch_size=4,
     max_length=1_000,
     names=("image", "reward"),
@@ -102,7 +103,7 @@ def image_buffer(
 
     spec = (
         tf.TensorSpec(image_shape, image_dtype, names[0]),
-        tf.TensorSpec(reward_shape, tf.float32, names[1]),
+        tf.TensorSpec(reward_shape, reward_dtype, names[1]),
     )
     return tf_uniform_replay_buffer.TFUniformReplayBuffer(
         spec, batch_size=batch_size, max_length=max_length
@@ -114,6 +115,11 @@ def test_a_buffer_built_as_asked_passes_with_or_without_a_channel_axis():
     assert selfcheck.replay_buffer(image_buffer(image_shape=(84, 84, 1)), **ITEM)
 
 
+@pytest.mark.parametrize("dtype", [tf.float16, tf.float64])
+def test_any_floating_point_reward_passes_since_the_exercise_names_no_dtype(dtype):
+    assert selfcheck.replay_buffer(image_buffer(reward_dtype=dtype), **ITEM)
+
+
 @pytest.mark.parametrize(
     "built, misunderstanding",
     [
@@ -123,6 +129,7 @@ def test_a_buffer_built_as_asked_passes_with_or_without_a_channel_axis():
         (dict(image_dtype=tf.float32), "the image is stored as float32"),
         (dict(image_shape=(4, 84, 84)), "nothing for the batch or for time"),
         (dict(reward_shape=(1,)), "Its spec is a scalar"),
+        (dict(reward_dtype=tf.int32), "a floating-point dtype"),
         (dict(names=("obs", "r")), "named 'image' and 'reward'"),
     ],
 )

@@ -80,13 +80,15 @@ def test_the_default_target_entropy_passes_and_is_half_the_papers(minitaur_agent
     assert selfcheck.target_entropy(np.float32(-4), minitaur_agent)
 
 
-def test_the_expected_answer_is_tf_agents_default_even_when_the_lesson_passes_the_papers():
-    """Lesson 3 passes target_entropy=-8; the question is still what SacAgent picks by itself."""
+def test_the_expected_answer_is_the_agents_own_target_when_it_was_given_one():
+    """The question asks for tf_agent._target_entropy; the exercise that passes the paper's
+    -8 changes it, and the check follows."""
     agent = sac_agent(target_entropy=-8.0)
     assert agent._target_entropy == -8.0
-    assert selfcheck.target_entropy(-4.0, agent)
     feedback = selfcheck.target_entropy(-8.0, agent)
-    assert not feedback and "paper's target" in feedback.message
+    assert feedback and "given its own target entropy" in feedback.message
+    feedback = selfcheck.target_entropy(-4.0, agent)
+    assert not feedback and "TF-Agents' default, but this agent" in feedback.message
 
 
 @pytest.mark.parametrize(

@@ -177,19 +177,26 @@ def _named_mistake(
 
 @graded
 def target_entropy(answer: Any, agent: Any) -> Feedback:
-    """Lesson 03: the learner's prediction of the target entropy ``SacAgent`` chooses by itself.
+    """Lesson 03: the learner's prediction of ``tf_agent._target_entropy``, the question's.
 
-    The reference is what the agent's own ``_get_default_target_entropy`` returns for its
-    action spec: the value ``SacAgent`` uses when no ``target_entropy`` is given, whatever
-    the lesson passed to this agent.
+    The reference is that attribute: ``SacAgent``'s own default
+    (``_get_default_target_entropy``) when the agent was built without a
+    ``target_entropy``, as in the lesson, and otherwise the value it was given (the
+    exercise that tries the paper's value).
     """
     value = one_number(answer)
     if value is None:
         return Feedback(False, _("Not yet: write your prediction as a number, in place of the ..."))
-    right = float(agent._get_default_target_entropy(agent.action_spec))
+    right = float(agent._target_entropy)
+    default = float(agent._get_default_target_entropy(agent.action_spec))
     actions = float(sum(size_of(spec) for spec in _flat(agent.action_spec)))
     observations = float(sum(size_of(spec) for spec in _flat(agent.time_step_spec.observation)))
     if _same(value, right):
+        if not _same(right, default):
+            return Feedback(
+                True,
+                _("Right: this agent was given its own target entropy, not TF-Agents' default."),
+            )
         return Feedback(
             True,
             _(
@@ -197,7 +204,12 @@ def target_entropy(answer: Any, agent: Any) -> Feedback:
                 "dimensions, half the paper's target."
             ),
         )
-    if _same(value, -actions):
+    if _same(value, default):
+        hint = _(
+            "that is TF-Agents' default, but this agent was given its own target_entropy: "
+            "read the cell that builds it."
+        )
+    elif _same(value, -actions):
         hint = _(
             "that is the paper's target, −dim(A). TF-Agents chose its own default: read "
             "_get_default_target_entropy in sac_agent.py."
