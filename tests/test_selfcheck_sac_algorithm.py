@@ -89,6 +89,10 @@ def test_the_expected_answer_is_the_agents_own_target_when_it_was_given_one():
     assert feedback and "given its own target entropy" in feedback.message
     feedback = selfcheck.target_entropy(-4.0, agent)
     assert not feedback and "TF-Agents' default, but this agent" in feedback.message
+    for wrong in (-2.0, -28.0):  # no hint about the default, which this agent does not use
+        feedback = selfcheck.target_entropy(wrong, agent)
+        assert not feedback and "read the cell that builds it" in feedback.message
+    assert "check the sign" in selfcheck.target_entropy(8.0, agent).message
 
 
 @pytest.mark.parametrize(

@@ -209,6 +209,9 @@ def target_entropy(answer: Any, agent: Any) -> Feedback:
             "that is TF-Agents' default, but this agent was given its own target_entropy: "
             "read the cell that builds it."
         )
+    elif not _same(right, default) and not _same(value, -right):
+        # (the hints below are about TF-Agents' default, which this agent does not use)
+        hint = _("this agent was given its own target_entropy: read the cell that builds it.")
     elif _same(value, -actions):
         hint = _(
             "that is the paper's target, −dim(A). TF-Agents chose its own default: read "
