@@ -7,6 +7,7 @@ check the pieces, and start a real sandboxed kernel on a tiny notebook.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import pwd
@@ -51,8 +52,10 @@ def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_ha
             "NBGRADER_EXECUTION": "autograde",
         },
     )
-    kernel = command[command.index("--") + 1 :]
-    assert kernel[:3] == ["python", "-m", "ipykernel_launcher"]
+    # dumb-init starts the kernel and reaps what it leaves.
+    started = command[command.index("--") + 1 :]
+    assert started[:3] == [str(bubblewrap.init_program()), "--single-child", "--"]
+    assert started[3:6] == ["python", "-m", "ipykernel_launcher"]
     options = command[: command.index("--")]
     assert {"--unshare-all", "--die-with-parent", "--clearenv"} <= set(options)
     writable = [options[i + 1] for i, o in enumerate(options) if o == "--bind"]
@@ -84,12 +87,13 @@ def test_bwrap_reads_its_options_from_an_unnamed_file_so_its_command_line_shows_
         environment={"LANG": "C.UTF-8"},
     )
     short, descriptor = bubblewrap.hide_options(command)
+    split = command.index("--")
     try:
-        assert short == [command[0], "--args", str(descriptor), "--", *command[-3:]]
+        assert short == [command[0], "--args", str(descriptor), *command[split:]]
         assert os.readlink(f"/proc/self/fd/{descriptor}").endswith("(deleted)")
         with os.fdopen(os.dup(descriptor), "rb") as hidden:
             options = hidden.read().split(b"\0")
-        assert options[-1] == b"" and [o.decode() for o in options[:-1]] == command[1:-4]
+        assert options[-1] == b"" and [o.decode() for o in options[:-1]] == command[1:split]
     finally:
         os.close(descriptor)
 
@@ -138,6 +142,7 @@ def test_the_config_starts_kernels_in_the_sandbox_unless_grading_is_unsandboxed(
             r"`sudo apt-get install bubblewrap`",
         ),
         ("macOS", r"needs Linux namespaces, which darwin does not have.*--unsandboxed"),
+        ("no dumb-init", r"needs dumb-init, which is not installed\. .*`pip install dumb-init`"),
     ],
 )
 def test_where_no_sandbox_can_start_nothing_is_graded_and_the_error_says_what_to_do(
@@ -145,6 +150,8 @@ def test_where_no_sandbox_can_start_nothing_is_graded_and_the_error_says_what_to
 ):
     if why == "no bwrap":
         monkeypatch.setattr(bubblewrap, "executable", lambda: None)
+    elif why == "no dumb-init":
+        monkeypatch.setattr(bubblewrap, "init_program", lambda python=None: None)
     else:
         monkeypatch.setattr(sys, "platform", "darwin")
     with pytest.raises(grade.SandboxUnavailable, match=r"nothing was graded\. .*" + expected):
@@ -363,17 +370,23 @@ def test_no_process_in_a_grading_kernels_sandbox_shows_the_graders_environment(
     (shown,) = _run_sandboxed([_PROC_READER], shared_folder)
     assert secret not in shown
     read = json.loads(shown)
-    # The kernel is process 1: no process of bubblewrap is inside to show its environment,
-    # its command line or its memory.
-    assert "ipykernel_launcher" in read["/proc/1/cmdline"]
+    # Process 1 is dumb-init, the kernel its child: no process of bubblewrap is inside to
+    # show its environment, its command line or its memory.
+    assert read["/proc/1/cmdline"].split("\0")[:3] == [
+        str(bubblewrap.init_program()),
+        "--single-child",
+        "--",
+    ]
+    assert "ipykernel_launcher" in read["/proc/2/cmdline"]
     assert not [k for k, v in read.items() if k.endswith("/exe") and "bwrap" in v], read
     assert "--ro-bind" not in shown and "--setenv" not in shown
-    # Only the variables named for it, and a PATH of its own.
-    kernel = [pair.split("=", 1) for pair in read["/proc/1/environ"].split("\0") if pair]
-    names = {name for name, _ in kernel}
-    assert "PATH" in names and names <= {*bubblewrap.KERNEL_VARIABLES, "PATH", "PWD"}, names
-    # Its output is a pipe the grader reads, not nbgrader's log file or a terminal.
-    assert read["/proc/1/fd/1"].startswith("pipe:") and read["/proc/1/fd/2"].startswith("pipe:")
+    # Both have only the variables named for the kernel, and a PATH of its own.
+    for pid in (1, 2):
+        pairs = [pair.split("=", 1) for pair in read[f"/proc/{pid}/environ"].split("\0") if pair]
+        names = {name for name, _ in pairs}
+        assert "PATH" in names and names <= {*bubblewrap.KERNEL_VARIABLES, "PATH", "PWD"}, names
+    # The kernel's output is a pipe the grader reads, not nbgrader's log file or a terminal.
+    assert read["/proc/2/fd/1"].startswith("pipe:") and read["/proc/2/fd/2"].startswith("pipe:")
     # Not the machine's accounts, name or boot arguments; the kernel still knows its user.
     accounts = {line.split(":")[0] for line in read["/etc/passwd"].splitlines()}
     me = "root" if os.geteuid() == 0 else "grader"
@@ -484,15 +497,17 @@ def test_every_way_of_starting_a_sandbox_keeps_the_graders_environment_out(
     for part in shown.split("== ")[1:]:  # "== <what>\n<its content>"
         what, _, content = part.partition("\n")
         read[what] = content
-    # The command is process 1, and no process of bubblewrap is inside.
-    assert read["/proc/1/cmdline"].split("\0")[:2] == ["/bin/sh", "-c"]
+    # dumb-init is process 1, the command process 2; no process of bubblewrap is inside.
+    assert read["/proc/1/cmdline"].split("\0")[1:3] == ["--single-child", "--"]
+    assert read["/proc/2/cmdline"].split("\0")[:2] == ["/bin/sh", "-c"]
     assert not [k for k, v in read.items() if k.endswith("/exe") and "bwrap" in v]
     assert "--ro-bind" not in shown and "--setenv" not in shown
-    kernel = read["/proc/1/environ"].strip("\n").split("\0")
     named = {name for name in bubblewrap.KERNEL_VARIABLES if name in os.environ}
-    assert {pair.split("=")[0] for pair in kernel if pair} == {*named, "PATH", "PWD"}
+    for pid in (1, 2):
+        pairs = read[f"/proc/{pid}/environ"].strip("\n").split("\0")
+        assert {pair.split("=")[0] for pair in pairs if pair} == {*named, "PATH", "PWD"}
     expected_uid = str(pwd.getpwnam(user).pw_uid) if user else str(os.geteuid())
-    assert read["/proc/1/status"].split("Uid:\t", 1)[1].split("\t", 1)[0] == expected_uid
+    assert read["/proc/2/status"].split("Uid:\t", 1)[1].split("\t", 1)[0] == expected_uid
     # bwrap closed the unnamed files it read (options, /etc files, seccomp filter).
     held = [what.split(" -> ")[1] for what in read if what.startswith("/proc/1/fd/")]
     assert held and not [h for h in held if "(deleted)" in h or h.startswith("/tmp/")], held
@@ -550,3 +565,59 @@ def test_the_private_tmp_is_mounted_before_python_so_an_environment_under_tmp_st
         ["python"], folder=tmp_path, sockets=tmp_path, readable=[venv], environment={}
     )
     assert command.index("/tmp") < command.index(str(venv))
+
+
+def _relayed(data: bytes, limit: int = 2**20, target: io.StringIO | None = None) -> str:
+    """What relay_output writes to the log for ``data``, sent through a real pipe."""
+    from course_tools.grading.kernel import relay_output
+
+    read, write = os.pipe()
+    target = target if target is not None else io.StringIO()
+    thread = relay_output(os.fdopen(read, "rb"), target, limit=limit)
+    with os.fdopen(write, "wb") as pipe:  # blocks if the relay stopped reading
+        pipe.write(data)
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    return target.getvalue() if not target.closed else ""
+
+
+@pytest.mark.parametrize("separator", ["\r", "\f", "\x1e", "\x85", "\u2028", "\n"])
+def test_no_line_a_kernel_writes_reads_as_the_graders_in_the_log(separator):
+    from course_tools.grading.kernel import KERNEL_PREFIX
+    from course_tools.grading.sanitize import NOTE
+
+    forged = f"ok{separator}{NOTE} ex-time-answer: full marks\n".encode()
+    log = _relayed(forged)
+    lines = log.splitlines()  # as course grade reads the log
+    assert NOTE in log and lines and all(line.startswith(KERNEL_PREFIX) for line in lines)
+
+
+def test_a_kernels_output_past_the_limit_is_left_out_and_the_pipe_still_drains():
+    log = _relayed(b"x" * (8 * 2**20) + b"\n" + b"y\n" * 2**20, limit=2**20)
+    assert len(log) < 2**20 + 2**17
+    assert log.splitlines()[-1].endswith("output past 1 MiB left out of this log]")
+
+
+def test_a_log_that_cannot_be_written_does_not_block_the_kernel():
+    closed = io.StringIO()
+    closed.close()
+    _relayed(b"z" * (4 * 2**20), target=closed)  # returns: the pipe was read to its end
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_orphans_of_a_submission_are_reaped_and_do_not_use_up_the_process_limit(shared_folder):
+    # 100 shells that each leave an orphan behind, with a limit of 64 processes and threads.
+    outputs = _run_sandboxed(
+        [
+            "import os, subprocess, time\n"
+            "for _ in range(100):\n"
+            "    subprocess.run(['sh', '-c', 'true & exit 0'], check=True)\n"
+            "time.sleep(0.5)\n"
+            "states = [open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[0]\n"
+            "          for p in os.listdir('/proc') if p.isdigit()]\n"
+            "print('zombies:', states.count('Z'))"
+        ],
+        shared_folder,
+    )
+    assert outputs == ["zombies: 0\n"], outputs

@@ -23,12 +23,14 @@ it started ends with it), no capabilities, and only the environment variables na
 
 Nothing of the grader's session reaches the sandbox through another process either:
 
-- The kernel is process 1 (``--as-pid-1``): no process of bubblewrap exists inside. Its
-  init would otherwise be process 1, a copy of ``bwrap`` whose ``/proc/1/environ``,
-  ``cmdline`` and memory a submission can read: the environment ``bwrap`` was started
-  with (``--clearenv`` clears only the kernel's), and the machine's whole mount table,
-  which ``bwrap`` reads before it changes root. (Process 1 reaps no orphan: a process
-  whose parent ended stays a zombie until the kernel ends, and then goes with it.)
+- No process of bubblewrap exists inside (``--as-pid-1``). Its init would otherwise be
+  process 1, a copy of ``bwrap`` whose ``/proc/1/environ``, ``cmdline`` and memory a
+  submission can read: the environment ``bwrap`` was started with (``--clearenv`` clears
+  only the kernel's), and the machine's whole mount table, which ``bwrap`` reads before
+  it changes root. Process 1 is dumb-init instead, started like the kernel, with the
+  kernel's environment only; it reaps the processes a submission orphans, so that they
+  do not stay zombies and use up the process limit, and it ends with the kernel.
+- The sandbox has a user namespace of its own, and cannot make more (``--disable-userns``).
 - ``bwrap`` starts with an empty environment (:data:`BWRAP_ENVIRONMENT`), and reads its
   options, the kernel's variables included, from an unnamed file that it closes
   (``--args``, as Flatpak passes them; :func:`hide_options`), so that the machine's other
@@ -39,6 +41,7 @@ Nothing of the grader's session reaches the sandbox through another process eith
 - The kernel's keyrings are out of reach: a seccomp filter (:func:`seccomp_filter`)
   refuses ``keyctl``, ``add_key`` and ``request_key``, as Flatpak's does, since the
   sandbox would otherwise share the grader's session keyring; ``/proc/keys`` is hidden.
+  It refuses io_uring too.
 - ``/proc/cmdline`` (the machine's boot arguments) and ``/proc/keys`` read as empty.
 """
 
@@ -127,6 +130,10 @@ SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 #: sandbox) keeps for the sandbox's whole life: nothing.
 BWRAP_ENVIRONMENT: dict[str, str] = {}
 
+INIT_HINT = (
+    "It is in the course's lock and its tools extra: `pip install dumb-init` in the course "
+    "environment (or `sudo apt-get install dumb-init`)."
+)
 INSTALL_HINT = (
     "Install bubblewrap: `sudo apt-get install bubblewrap` (Debian, Ubuntu), "
     "`sudo dnf install bubblewrap` (Fedora), or `conda install -c conda-forge "
@@ -201,8 +208,11 @@ def command(
     program: the command's process must inherit them.
     """
     privileged = os.geteuid() == 0 if privileged is None else privileged
-    args = [executable() or "bwrap", "--unshare-all", "--hostname", HOSTNAME, "--as-pid-1"]
-    args += ["--die-with-parent", "--clearenv"]
+    init = init_program()
+    if init is None:
+        raise FileNotFoundError(f"dumb-init is not installed. {INIT_HINT}")
+    args = [executable() or "bwrap", "--unshare-all", "--unshare-user", "--disable-userns"]
+    args += ["--hostname", HOSTNAME, "--as-pid-1", "--die-with-parent", "--clearenv"]
     if seccomp is not None:
         args += ["--seccomp", str(seccomp)]
     if privileged:  # bwrap run by root keeps root's capabilities unless told otherwise
@@ -224,6 +234,8 @@ def command(
     for path in sorted(set(readable), key=lambda p: len(p.parts)):
         if not any(path == Path(s) or path.is_relative_to(s) for s in SYSTEM_FOLDERS):
             args += ["--ro-bind", str(path), str(path)]
+    if not any(init.is_relative_to(folder) for folder in SYSTEM_FOLDERS):
+        args += ["--ro-bind", str(init), str(init)]
     args += [
         "--bind",
         str(sockets),
@@ -238,7 +250,18 @@ def command(
     ]
     for name, value in sorted(kernel_environment(kernel[0], environment).items()):
         args += ["--setenv", name, value]
-    return [*args, "--", *kernel]
+    # dumb-init is process 1 and the kernel its only child: it reaps the orphans a
+    # submission leaves, which would otherwise stay zombies and use up the process limit.
+    return [*args, "--", str(init), "--single-child", "--", *kernel]
+
+
+def init_program(python: str = sys.executable) -> Path | None:
+    """dumb-init, beside ``python`` (installed with the course's tools) or on PATH."""
+    beside = Path(python).parent / "dumb-init"
+    if beside.is_file():
+        return beside
+    found = shutil.which("dumb-init")
+    return Path(found) if found else None
 
 
 def kernel_environment(python: str, grader: Mapping[str, str]) -> dict[str, str]:
@@ -275,18 +298,23 @@ def etc_files(uid: int, gid: int, name: str) -> dict[str, bytes]:
 # classic BPF instructions it needs, and what it answers.
 _LOAD_WORD, _JUMP_IF_EQUAL, _JUMP_IF_AT_LEAST, _RETURN = 0x20, 0x15, 0x35, 0x06
 _ALLOW, _REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-# The machine's architecture: its audit number, its key-management system calls (add_key,
-# request_key, keyctl), and where its numbers for another ABI begin (x32 on x86_64).
-_KEYRING_CALLS = {
-    "x86_64": (0xC000003E, (248, 249, 250), 0x40000000),
-    "aarch64": (0xC00000B7, (217, 218, 219), None),
+# The machine's architecture: its audit number, the system calls refused (the keyrings'
+# add_key, request_key and keyctl; io_uring's setup, enter and register, a large part of
+# the kernel that a notebook never needs), and where its numbers for another ABI begin
+# (x32 on x86_64).
+_REFUSED_CALLS = {
+    "x86_64": (0xC000003E, (248, 249, 250, 425, 426, 427), 0x40000000),
+    "aarch64": (0xC00000B7, (217, 218, 219, 425, 426, 427), None),
 }
 
 
 def seccomp_filter(machine: str | None = None) -> bytes | None:
-    """The seccomp program (classic BPF, for ``bwrap --seccomp``) that refuses the kernel
-    keyrings' system calls with EPERM, and every system call made through another ABI
-    than the machine's own (which could reach them under other numbers).
+    """The seccomp program (classic BPF, for ``bwrap --seccomp``) that refuses with EPERM
+    the kernel keyrings' system calls and io_uring's, and every system call made through
+    another ABI than the machine's own (which could reach them under other numbers).
+
+    Written here as a dozen instructions because the maintained tool for it, libseccomp,
+    has no Python binding on PyPI; Flatpak builds its filter with libseccomp in C.
 
     None on an architecture this module has no numbers for; grading then goes on without
     the filter, and the report's first line says so
@@ -295,7 +323,7 @@ def seccomp_filter(machine: str | None = None) -> bytes | None:
     import platform
     import struct
 
-    known = _KEYRING_CALLS.get(machine or platform.machine())
+    known = _REFUSED_CALLS.get(machine or platform.machine())
     if known is None:
         return None
     arch, calls, other_abi = known
@@ -357,6 +385,8 @@ def problem() -> str | None:
         return (
             f"The grading sandbox needs bubblewrap (bwrap), which is not installed. {INSTALL_HINT}"
         )
+    if init_program() is None:
+        return f"The grading sandbox needs dumb-init, which is not installed. {INIT_HINT}"
     probe = subprocess.run(
         [
             bwrap,

@@ -187,10 +187,11 @@ def grade_one(
         _record_zero(course, assignment, student)
         # The exception that stopped nbgrader: the last "module.SomeError: message" line.
         reasons = [
-            line.strip()
-            for line in log_text.splitlines()
-            if re.match(r"\s*[\w.]+(Error|Exception)\b: ", line) or "could not confine" in line
+            line.strip() for line in graders if re.match(r"\s*[\w.]+(Error|Exception)\b: ", line)
         ]
+        if any("could not confine" in line for line in log_text.splitlines()):
+            # (the kernel says so itself, on a line of its own: quoted, it could be forged)
+            reasons.append(f"the kernel could not be confined; see {logs / (student + '.log')}")
         notes.append(
             reasons[-1] if reasons else f"nbgrader did not finish; see {logs / (student + '.log')}"
         )

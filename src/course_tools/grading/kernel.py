@@ -119,25 +119,42 @@ class SandboxedKernelManager(AsyncKernelManager):
 
 #: Put before each line the sandboxed kernel writes, in the grader's log.
 KERNEL_PREFIX = "[sandboxed kernel] "
+#: The longest line relayed whole, and what the log takes of one kernel's output in all.
+LINE_LIMIT = 16 * 2**10
+OUTPUT_LIMIT = 16 * 2**20
 
 
-def relay_output(source: IO[bytes], target: TextIO) -> threading.Thread:
-    """Copy the kernel's output, line by line, to ``target`` (nbgrader's log), each line
-    after :data:`KERNEL_PREFIX`, in a daemon thread that ends with the output.
+def relay_output(source: IO[bytes], target: TextIO, limit: int = OUTPUT_LIMIT) -> threading.Thread:
+    """Copy the kernel's output to ``target`` (nbgrader's log), in a daemon thread that
+    ends with the output: each line after :data:`KERNEL_PREFIX`, at most ``limit`` bytes
+    in all, and then one line that says the rest was left out.
 
     The kernel's own descriptors 1 and 2 are this pipe's end: were they the grader's log
     file or terminal, ``/proc/self/fd/1`` would reopen them, to read what nbgrader wrote
-    there or what the instructor types. The prefix tells the kernel's lines from
-    nbgrader's, so that a submission cannot write a note into the grading report
-    (:mod:`course_tools.grading.grade` reads notes from nbgrader's lines only).
+    there or what the instructor types. The prefix goes before every piece of text that
+    ``str.splitlines`` would make a line (a carriage return, a form feed, U+2028 end one
+    too), so that no line of the log reads as nbgrader's: :mod:`course_tools.grading.grade`
+    takes notes from nbgrader's lines only. The pipe is read to its end whatever happens
+    (a line longer than :data:`LINE_LIMIT` comes in pieces; past ``limit``, or if
+    ``target`` fails, the rest is read and dropped), so the kernel never blocks on it.
     """
 
     def copy() -> None:
+        written, open_target = 0, True
         with source:
-            for line in iter(source.readline, b""):
-                text = line.decode(errors="replace").rstrip("\n")
-                target.write(f"{KERNEL_PREFIX}{text}\n")
-                target.flush()
+            for chunk in iter(lambda: source.readline(LINE_LIMIT), b""):
+                if not open_target:
+                    continue
+                if written + len(chunk) > limit:
+                    left_out = f"output past {limit // 2**20} MiB left out of this log"
+                    chunk, open_target = f"[{left_out}]".encode(), False
+                written += len(chunk)
+                pieces = chunk.decode(errors="replace").splitlines() or [""]
+                try:
+                    target.write("".join(f"{KERNEL_PREFIX}{piece}\n" for piece in pieces))
+                    target.flush()
+                except (OSError, ValueError, AttributeError):  # closed, or no stderr at all
+                    open_target = False
 
     thread = threading.Thread(target=copy, name="course-grading-kernel-output", daemon=True)
     thread.start()
