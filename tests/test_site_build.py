@@ -246,3 +246,22 @@ def test_progress_bars_become_the_line_tqdm_prints_and_the_page_loads_no_widget_
         {"text/plain": "Filming:  1001/? [00:42]"},
     ]
     assert "widgets" not in page.metadata  # MyST-NB adds its CDN scripts only for widgets
+
+
+def test_a_stored_run_shows_the_lessons_current_prose_and_keeps_its_outputs(tmp_path):
+    source = executed_lesson(tmp_path / "03_demo.ipynb")
+    lesson = nbformat.read(source, as_version=4)  # the lesson as corrected since the run
+    for cell in lesson.cells:
+        cell.outputs = [] if cell.cell_type == "code" else None
+        if cell.id == "intro":
+            cell.source = "# A lesson\n\nCorrected since the run. See [why](#why-fast)."
+        if cell.id == "video":
+            cell.source = "record_video(fps=60)  # code is never taken from the lesson"
+    lesson.cells = [{k: v for k, v in c.items() if v is not None} for c in lesson.cells]
+    current = tmp_path / "lesson.ipynb"
+    nbformat.write(nbformat.from_dict(lesson), current)
+    target = tmp_path / "src" / "03_demo.ipynb"
+    site.prepare_notebook(source, target, "en", tmp_path / "videos", prose=current)
+    cells = {cell.id: cell for cell in nbformat.read(target, as_version=4).cells}
+    assert "Corrected since the run." in cells["intro"].source
+    assert cells["video"].source == "record_video()" and cells["video"].outputs

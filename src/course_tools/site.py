@@ -215,8 +215,16 @@ def alt_text(lesson: str, cell: Any) -> str | None:
     return next((text for call, text in ALT_BY_CALL.items() if call in cell.source), None)
 
 
-def prepare_notebook(source: Path, target: Path, code: str, videos: Path) -> dict[str, Any]:
-    """Copy an executed lesson for the site; returns its record (date, machine, minutes)."""
+def prepare_notebook(
+    source: Path, target: Path, code: str, videos: Path, prose: Path | None = None
+) -> dict[str, Any]:
+    """Copy an executed lesson for the site; returns its record (date, machine, minutes).
+
+    ``prose``, the lesson as it is now (``notebooks/<language>/``), gives the text of every
+    markdown cell that it has under the same id: a stored run keeps its outputs, and shows
+    the lesson's current explanations, corrected since the run was made. Markdown does not
+    run, so this changes no output.
+    """
     import nbformat
 
     notebook = nbformat.read(source, as_version=4)
@@ -226,6 +234,15 @@ def prepare_notebook(source: Path, target: Path, code: str, videos: Path) -> dic
             f"{source} has no {RECORD_KEY!r} record of when and where it ran; make it with "
             f"`course site execute {source.stem} --lang {code}`."
         )
+    if prose is not None:
+        current = {
+            cell.get("id"): cell.source
+            for cell in nbformat.read(prose, as_version=4).cells
+            if cell.cell_type == "markdown"
+        }
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown" and cell.get("id") in current:
+                cell.source = current[cell.get("id")]
     notebook.cells = [cell for cell in notebook.cells if cell.get("id") != lessons.BADGES_CELL]
     # A notebook's HTML anchors (<a id="why-fast"></a>), which its links point to, become
     # MyST targets, so that Sphinx resolves the links and checks them; Sphinx's targets
@@ -447,7 +464,14 @@ def build(
                 executed = paths.build / "executed" / code / f"{name}.ipynb"
                 if not (reuse and _record_of(executed).get("quick") == quick):
                     execute(root, name, code, executed, quick)
-            prepare_notebook(executed, sources / f"{name}.ipynb", code, extra / "videos")
+            current = root / "notebooks" / code / f"{name}.ipynb"
+            prepare_notebook(
+                executed,
+                sources / f"{name}.ipynb",
+                code,
+                extra / "videos",
+                prose=current if name in STORED and not quick else None,
+            )
             titles[name] = links.lesson_title(
                 lessons.read_lesson(root / "notebooks" / code / f"{name}.ipynb")
             )
