@@ -54,8 +54,8 @@ def test_the_kernel_command_shows_python_and_the_graded_folder_and_keeps_only_ha
     )
     # dumb-init starts the kernel and reaps what it leaves.
     started = command[command.index("--") + 1 :]
-    assert started[:3] == [str(bubblewrap.init_program()), "--single-child", "--"]
-    assert started[3:6] == ["python", "-m", "ipykernel_launcher"]
+    assert started[:2] == [str(bubblewrap.init_program()), "--"]
+    assert started[2:5] == ["python", "-m", "ipykernel_launcher"]
     options = command[: command.index("--")]
     assert {"--unshare-all", "--die-with-parent", "--clearenv"} <= set(options)
     writable = [options[i + 1] for i, o in enumerate(options) if o == "--bind"]
@@ -246,7 +246,7 @@ def _oom_kills(group: cgroups.Group) -> int:
     return 0
 
 
-def _run_sandboxed(cells: list[str], folder: Path, user: str = "") -> list[str]:
+def _run_sandboxed(cells: list[str], folder: Path, user: str = "", timeout: int = 60) -> list[str]:
     from nbclient import NotebookClient
     from traitlets.config import Config
 
@@ -255,7 +255,8 @@ def _run_sandboxed(cells: list[str], folder: Path, user: str = "") -> list[str]:
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     client = NotebookClient(  # (it makes the kernel manager, and so shuts its kernel down)
         notebook,
-        timeout=60,
+        timeout=timeout,
+        interrupt_on_timeout=True,
         allow_errors=True,
         kernel_manager_class=SandboxedKernelManager,
         config=Config({"SandboxedKernelManager": {"user": user}}),
@@ -372,11 +373,7 @@ def test_no_process_in_a_grading_kernels_sandbox_shows_the_graders_environment(
     read = json.loads(shown)
     # Process 1 is dumb-init, the kernel its child: no process of bubblewrap is inside to
     # show its environment, its command line or its memory.
-    assert read["/proc/1/cmdline"].split("\0")[:3] == [
-        str(bubblewrap.init_program()),
-        "--single-child",
-        "--",
-    ]
+    assert read["/proc/1/cmdline"].split("\0")[:2] == [str(bubblewrap.init_program()), "--"]
     assert "ipykernel_launcher" in read["/proc/2/cmdline"]
     assert not [k for k, v in read.items() if k.endswith("/exe") and "bwrap" in v], read
     assert "--ro-bind" not in shown and "--setenv" not in shown
@@ -498,7 +495,7 @@ def test_every_way_of_starting_a_sandbox_keeps_the_graders_environment_out(
         what, _, content = part.partition("\n")
         read[what] = content
     # dumb-init is process 1, the command process 2; no process of bubblewrap is inside.
-    assert read["/proc/1/cmdline"].split("\0")[1:3] == ["--single-child", "--"]
+    assert read["/proc/1/cmdline"].split("\0")[1:2] == ["--"]
     assert read["/proc/2/cmdline"].split("\0")[:2] == ["/bin/sh", "-c"]
     assert not [k for k, v in read.items() if k.endswith("/exe") and "bwrap" in v]
     assert "--ro-bind" not in shown and "--setenv" not in shown
@@ -621,3 +618,20 @@ def test_orphans_of_a_submission_are_reaped_and_do_not_use_up_the_process_limit(
         shared_folder,
     )
     assert outputs == ["zombies: 0\n"], outputs
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_a_cell_past_its_time_is_interrupted_and_the_next_one_runs(shared_folder):
+    # As grading does at cell_timeout: a busy loop, then a child that sleeps.
+    outputs = _run_sandboxed(
+        [
+            "while True:\n    pass",
+            "import subprocess\nsubprocess.run(['sleep', '60'])",
+            "print('still here')",
+        ],
+        shared_folder,
+        timeout=5,
+    )
+    assert outputs[0].startswith("KeyboardInterrupt") and outputs[1].startswith("KeyboardInterrupt")
+    assert outputs[2] == "still here\n"

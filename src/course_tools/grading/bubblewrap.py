@@ -252,7 +252,9 @@ def command(
         args += ["--setenv", name, value]
     # dumb-init is process 1 and the kernel its only child: it reaps the orphans a
     # submission leaves, which would otherwise stay zombies and use up the process limit.
-    return [*args, "--", str(init), "--single-child", "--", *kernel]
+    # The kernel leads its own session and process group, as Jupyter starts kernels, so an
+    # interrupt reaches it and the processes it started (ipykernel signals its group).
+    return [*args, "--", str(init), "--", *kernel]
 
 
 def init_program(python: str = sys.executable) -> Path | None:
