@@ -635,3 +635,13 @@ def test_a_cell_past_its_time_is_interrupted_and_the_next_one_runs(shared_folder
     )
     assert outputs[0].startswith("KeyboardInterrupt") and outputs[1].startswith("KeyboardInterrupt")
     assert outputs[2] == "still here\n"
+
+
+def test_a_sandbox_that_cannot_be_built_leaves_no_descriptor_open(tmp_path, monkeypatch):
+    from course_tools.grading.kernel import sandbox_command
+
+    monkeypatch.setattr(bubblewrap, "init_program", lambda python=None: None)
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(FileNotFoundError, match="dumb-init is not installed"):
+        sandbox_command(["python"], folder=tmp_path, sockets=tmp_path, readable=[], environment={})
+    assert set(os.listdir("/proc/self/fd")) == before

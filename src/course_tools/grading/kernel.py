@@ -77,15 +77,21 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._group = cgroups.create(
             memory_mb=self.memory_mb, processes=self.processes, cpu_seconds=self.cpu_seconds
         )
-        sandboxed, self._descriptors = sandbox_command(
-            kernel_cmd,
-            folder=folder,
-            sockets=self._sockets,
-            readable=readable,
-            environment=kw.get("env") or os.environ,
-            user=self.user,
-            group=self._group,
-        )
+        try:
+            sandboxed, self._descriptors = sandbox_command(
+                kernel_cmd,
+                folder=folder,
+                sockets=self._sockets,
+                readable=readable,
+                environment=kw.get("env") or os.environ,
+                user=self.user,
+                group=self._group,
+            )
+        except BaseException:  # no control group left behind a sandbox that never started
+            if self._group is not None:
+                self._group.destroy()
+                self._group = None
+            raise
         # No JPY_PARENT_PID (``independent``): bwrap's environment stays empty. The
         # kernel's output goes to a pipe (see relay_output), not to the grader's own.
         kw.update(
@@ -190,15 +196,20 @@ def sandbox_command(
     written = bubblewrap.written_files(uid, gid, name)
     program = bubblewrap.seccomp_filter()
     seccomp = None if program is None else bubblewrap.unnamed_file(program)
-    command = bubblewrap.command(
-        kernel,
-        folder=folder,
-        sockets=sockets,
-        readable=readable,
-        environment=environment,
-        written=written,
-        seccomp=seccomp,
-    )
+    try:
+        command = bubblewrap.command(
+            kernel,
+            folder=folder,
+            sockets=sockets,
+            readable=readable,
+            environment=environment,
+            written=written,
+            seccomp=seccomp,
+        )
+    except BaseException:  # no descriptor left open behind a sandbox that never started
+        for descriptor in [*written.values(), *([] if seccomp is None else [seccomp])]:
+            os.close(descriptor)
+        raise
     command, options = bubblewrap.hide_options(command)
     if user:
         command = _as_user(user, command, [folder, sockets])
