@@ -7,7 +7,8 @@ an infinite loop, a memory hog, deleted, edited and tampered test cells, megabyt
 output and a write outside the student's folder, and hostile code: a gradebook opened with
 SQLite, the course's files read and printed, a shell child writing into other students'
 folders, a child that would outlive grading, a fork bomb and a network connection to the
-grader's machine. Takes about seven minutes.
+grader's machine, and one that reads every process's environment. Takes 12 to 13 minutes on
+the course machine (28 submissions of about 23 s each, 26 November 2026).
 """
 
 from __future__ import annotations
