@@ -370,4 +370,100 @@ def test_dqn_rows_report_the_first_evaluation_at_195_or_say_it_was_not_reached(
     assert rows["cpu seed 42: first average return >= 195"] == first
     assert rows["cpu seed 42: final average return"] == f"{evaluations[-1][2]:.1f}"
     # Both seeds got the same evaluations here.
-    assert rows["cpu median time to 195, 2 seeds"] == median
+    assert rows["cpu median time to 195, 2 runs"] == median
+    finals = rows["cpu runs whose final average return is >= 195"]
+    kept = 2 if evaluations[-1][2] >= 195 else 0
+    assert finals.startswith(f"{kept} of 2 (finals: ")
+
+
+def test_dqn_rows_sum_up_q_against_the_observed_return_and_keep_each_run_when_asked(
+    monkeypatch,
+):
+    def fake_run(lesson, cells, **options):
+        return {
+            "evaluations": [[200, 1.0, 50.0]],
+            "loop_seconds": 3.0,
+            "eval_seconds": 0.5,
+            "iterations": 400,
+            "peak_memory_mb": 600.0,
+            "curves": {"predicted_q": [10.0, 12.0, 14.0], "observed_returns": [3.0, 2.0, 1.0]},
+        }
+
+    monkeypatch.setattr(bench, "run_instrumented", fake_run)
+    runs: list = []
+    rows = {row.figure: row.value for row in bench.dqn_rows([7, 7], False, "cpu", {}, "", runs)}
+    assert rows["cpu seed 7: Q against the observed return"] == (
+        "12.0 predicted, 2.0 observed (first 3 of 3 steps)"
+    )
+    assert [run["seed"] for run in runs] == [7, 7]
+    assert runs[0]["report"]["curves"]["predicted_q"] == [10.0, 12.0, 14.0]
+
+
+def _run(seed, values, *, quick=False, hyperparameters=""):
+    return {
+        "seed": seed,
+        "quick": quick,
+        "hyperparameters": hyperparameters,
+        "report": {
+            "evaluations": [[1000 * (i + 1), 1.0, v] for i, v in enumerate(values)],
+            "hyperparameters": {"num_env_steps": 2000, "gamma": 0.99},
+        },
+    }
+
+
+MACHINE = {
+    "date": "2026-11-26T12:00:00+00:00",
+    "cores": 2,
+    "cpu": "EPYC",
+    "python": "3.11.9",
+    "commit": "abc1234",
+}
+
+
+def test_the_reference_file_holds_every_runs_returns_with_seeds_settings_and_machine():
+    from course_helpers.measured_runs import MeasuredRuns
+
+    reference = bench.reference_runs([_run(42, [50.0, 200.0]), _run(42, [60.0, 180.0])], MACHINE)
+    assert reference["steps"] == [1000, 2000] and reference["seeds"] == [42, 42]
+    assert reference["returns"] == [[50.0, 200.0], [60.0, 180.0]]
+    assert reference["hyperparameters"] == {"num_env_steps": 2000, "gamma": 0.99}
+    assert reference["commit"] == "abc1234" and "2 cores, EPYC" in reference["machine"]
+    runs = MeasuredRuns(
+        lesson="02_dqn_cartpole",
+        **{k: tuple(v) if isinstance(v, list) else v for k, v in reference.items()},
+    )
+    assert runs.returns == ([50.0, 200.0], [60.0, 180.0])
+
+
+@pytest.mark.parametrize(
+    "runs, reason",
+    [
+        ([], "no DQN run"),
+        ([_run(42, [50.0], quick=True)], "drop --quick"),
+        ([_run(42, [50.0], hyperparameters="gamma=1.0")], "drop --quick and --hyperparameters"),
+        ([_run(42, [50.0, 60.0]), _run(1, [50.0])], "evaluated at other steps"),
+    ],
+)
+def test_a_reference_that_would_mislead_is_refused(runs, reason):
+    with pytest.raises(ValueError, match=reason):
+        bench.reference_runs(runs, MACHINE)
+
+
+def test_write_reference_refuses_other_settings_before_running_anything(capsys):
+    from course_tools import cli
+
+    code = cli.main(
+        ["bench", "--only", "dqn", "--write-reference", "--hyperparameters", "gamma=1.0"]
+    )
+    assert code != 0
+    assert "--write-reference ships the lesson's own runs" in capsys.readouterr().err
+
+
+def test_save_runs_refuses_to_overwrite_an_earlier_measurement(tmp_path, capsys):
+    from course_tools import cli
+
+    earlier = tmp_path / "runs.json"
+    earlier.write_text("{}")
+    assert cli.main(["bench", "--only", "dqn", "--save-runs", str(earlier)]) != 0
+    assert "already exists" in capsys.readouterr().err
+    assert earlier.read_text() == "{}"

@@ -93,6 +93,30 @@ def test_plot_q_values_refuses_steps_and_values_of_different_lengths(close_figur
         plot_q_values(STEPS, [1.0])
 
 
+def test_plot_q_against_returns_draws_one_point_of_each_per_step_of_the_episode(close_figures):
+    from course_helpers.plots import plot_q_against_returns
+
+    ax = plot_q_against_returns([9.8, 9.9, 9.7], [2.97, 1.99, 1.0])
+    predicted, observed = ax.get_lines()
+    np.testing.assert_array_equal(predicted.get_xdata(), [0, 1, 2])
+    np.testing.assert_array_equal(predicted.get_ydata(), [9.8, 9.9, 9.7])
+    np.testing.assert_array_equal(observed.get_ydata(), [2.97, 1.99, 1.0])
+    assert observed.get_linestyle() == "--"
+    assert ax.get_xlabel() == "Step of the episode"
+    legend = ax.get_legend()
+    assert legend is not None
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels == ["predicted Q(s, a)", "discounted return observed"]
+
+
+def test_plot_q_against_returns_refuses_series_of_different_lengths(close_figures):
+    from course_helpers.plots import plot_q_against_returns
+
+    with pytest.raises(ValueError, match="2 predicted values and 3 observed returns"):
+        plot_q_against_returns([1.0, 2.0], [1.0, 2.0, 3.0])
+    assert close_figures.get_fignums() == []
+
+
 def test_plot_sac_training_has_one_panel_per_quantity_and_the_target_entropy(close_figures):
     from course_helpers.plots import plot_sac_training
 

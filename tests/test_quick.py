@@ -173,6 +173,19 @@ def test_course_hyperparameters_apply_with_quick_mode_off(quick_off, monkeypatch
     assert hyperparameters(batch_size=64).batch_size == 32
 
 
+def test_course_hyperparameters_sets_a_switch_written_as_true_false_1_or_0(quick_off, monkeypatch):
+    for text, value in [("true", True), ("False", False), ("1", True), ("0", False)]:
+        monkeypatch.setenv("COURSE_HYPERPARAMETERS", f"double_q={text}")
+        hp = hyperparameters(double_q=not value, batch_size=64)
+        assert hp.double_q is value
+
+
+def test_course_hyperparameters_rejects_a_switch_that_is_not_true_or_false(quick_off, monkeypatch):
+    monkeypatch.setenv("COURSE_HYPERPARAMETERS", "double_q=yes")
+    with pytest.raises(ValueError, match="double_q must be a bool, got 'yes'"):
+        hyperparameters(double_q=False)
+
+
 def test_repr_marks_values_set_by_course_hyperparameters(quick_on, monkeypatch):
     monkeypatch.setenv("COURSE_HYPERPARAMETERS", "num_iterations=5000")
     hp = hyperparameters(num_iterations=20_000, batch_size=64, quick=dict(batch_size=8))
@@ -204,7 +217,8 @@ def test_course_hyperparameters_rejects_a_pair_without_a_value(quick_off, monkey
     [
         ("num_iterations=5.5", 20_000, "int"),
         ("learning_rate=fast", 1e-3, "float"),
-        ("use_target=False", True, "bool"),
+        ("use_target=no", True, "bool"),
+        ("name=other", "text", "str"),
     ],
 )
 def test_course_hyperparameters_rejects_a_value_of_the_wrong_type(

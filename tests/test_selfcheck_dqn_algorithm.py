@@ -23,8 +23,9 @@ def english_afterwards():
     i18n.set_language("en")
 
 
-def make_agent(cartpole, *, separate_target=True, gamma=GAMMA):
-    """A small DqnAgent on CartPole's specs, with the lesson's squared loss.
+def make_agent(cartpole, *, separate_target=True, gamma=GAMMA, huber=False):
+    """A small DqnAgent on CartPole's specs, with the plain squared loss (the published
+    tutorial's) or, with ``huber``, the lesson's Huber loss.
 
     With ``separate_target`` its target network is moved away from the Q-network, as it
     would be between two copies with ``target_update_period`` > 1, so that the check can
@@ -50,7 +51,9 @@ def make_agent(cartpole, *, separate_target=True, gamma=GAMMA):
         q_network=q_net,
         optimizer=tf.keras.optimizers.Adam(1e-3),
         gamma=gamma,
-        td_errors_loss_fn=common.element_wise_squared_loss,
+        td_errors_loss_fn=(
+            common.element_wise_huber_loss if huber else common.element_wise_squared_loss
+        ),
         target_update_period=100,
     )
     agent.initialize()
@@ -90,8 +93,9 @@ def make_batch(agent, *, terminal=(3, 11)):
     )
 
 
-def learners_loss(agent, experience, *, gamma=GAMMA, mistake=None):
-    """The lesson's answer cell, right or with one typical mistake."""
+def learners_loss(agent, experience, *, gamma=GAMMA, mistake=None, huber=False):
+    """The lesson's answer cell, right or with one typical mistake, for an agent with the
+    squared loss or (``huber``) with the Huber loss, written out as the lesson asks."""
     from tf_agents.trajectories import trajectory
 
     time_steps, policy_steps, next_time_steps = trajectory.experience_to_transitions(
@@ -110,11 +114,14 @@ def learners_loss(agent, experience, *, gamma=GAMMA, mistake=None):
     sign = -1.0 if mistake == "minus" else 1.0
     y = (0.0 if mistake == "no reward" else r) + sign * gamma * d * tf.reduce_max(next_q_values, -1)
     error = y - q_taken
+    by_hand_huber = tf.where(tf.abs(error) <= 1.0, 0.5 * tf.square(error), tf.abs(error) - 0.5)
     per_pair = {
         "absolute": tf.abs(error),
         "no square": error,
-        "huber": tf.compat.v1.losses.huber_loss(y, q_taken, reduction="none"),
-    }.get(mistake, tf.square(error))
+        "square": tf.square(error),
+        "half square everywhere": 0.5 * tf.square(error),
+        "huber": by_hand_huber,
+    }.get(mistake, by_hand_huber if huber else tf.square(error))
     if mistake == "per pair":
         return per_pair
     loss = (tf.reduce_sum if mistake == "sum" else tf.reduce_mean)(per_pair)
@@ -169,7 +176,7 @@ def test_the_reference_uses_the_agents_gamma_not_agent_loss_default(agent, exper
         ("half", "no factor 1/2"),
         ("huber", "Huber loss"),
         ("root", "square root"),
-        ("per pair", "one squared error per pair"),
+        ("per pair", "one loss per pair"),
     ],
 )
 def test_a_typical_mistake_gets_its_hint(agent, experience, mistake, misunderstanding):
@@ -178,6 +185,43 @@ def test_a_typical_mistake_gets_its_hint(agent, experience, mistake, misundersta
     )
     assert not feedback and misunderstanding in feedback.message, feedback.message
     assert str(round(float(learners_loss(agent, experience)), 3)) not in feedback.message
+
+
+@pytest.fixture(scope="module")
+def huber_agent(cartpole):
+    return make_agent(cartpole, huber=True)
+
+
+def test_with_the_lessons_huber_loss_the_huber_loss_written_by_hand_is_right(huber_agent):
+    experience = make_batch(huber_agent)
+    answer = learners_loss(huber_agent, experience, huber=True)
+    reference = huber_agent.loss(experience, gamma=GAMMA).loss
+    np.testing.assert_allclose(float(answer), float(reference), rtol=1e-6)
+    feedback = selfcheck.td_loss(answer, huber_agent, experience)
+    assert feedback and feedback.message.startswith("Right"), feedback.message
+    squared = learners_loss(huber_agent, experience, mistake="square")
+    assert not selfcheck.td_loss(squared, huber_agent, experience)
+
+
+@pytest.mark.parametrize(
+    "mistake, misunderstanding",
+    [
+        ("square", "this is the mean squared TD error"),
+        ("half square everywhere", "half the square of every TD error"),
+        ("absolute", "the mean of the errors' sizes"),
+        ("no discount", "bootstraps through the ends of episodes"),
+        ("Q-network for the target", "with the target network"),
+        ("no square", "positive and negative errors cancel"),
+        ("per pair", "one loss per pair"),
+    ],
+)
+def test_with_the_huber_loss_a_typical_mistake_gets_its_hint(
+    huber_agent, mistake, misunderstanding
+):
+    experience = make_batch(huber_agent)
+    answer = learners_loss(huber_agent, experience, mistake=mistake, huber=True)
+    feedback = selfcheck.td_loss(answer, huber_agent, experience)
+    assert not feedback and misunderstanding in feedback.message, feedback.message
 
 
 def test_a_batch_without_an_episode_end_says_what_it_cannot_see(agent):

@@ -23,7 +23,9 @@ _EXPORTS = {
     "embed_mp4": "video",
     "hyperparameters": "quick",
     "is_quick_mode": "quick",
+    "measured_runs": "measured_runs",
     "plot_q_values": "plots",
+    "plot_q_against_returns": "plots",
     "plot_returns": "plots",
     "plot_sac_training": "plots",
     "record_episodes": "video",
@@ -41,7 +43,9 @@ __all__ = [
     "embed_mp4",
     "hyperparameters",
     "is_quick_mode",
+    "measured_runs",
     "plot_q_values",
+    "plot_q_against_returns",
     "plot_returns",
     "plot_sac_training",
     "progress",
@@ -57,8 +61,14 @@ __all__ = [
 if TYPE_CHECKING:
     from course_helpers import diagrams, selfcheck
     from course_helpers.environments import batched_py_policy
+    from course_helpers.measured_runs import measured_runs
     from course_helpers.metrics import average_return
-    from course_helpers.plots import plot_q_values, plot_returns, plot_sac_training
+    from course_helpers.plots import (
+        plot_q_against_returns,
+        plot_q_values,
+        plot_returns,
+        plot_sac_training,
+    )
     from course_helpers.quick import hyperparameters, is_quick_mode
     from course_helpers.runtime import seed_everything, setup
     from course_helpers.video import embed_mp4, record_episodes, record_video, write_mp4

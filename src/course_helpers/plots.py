@@ -10,6 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from course_helpers.i18n import gettext
+from course_helpers.measured_runs import MeasuredRuns
 
 #: Steps or values as lessons hold them: a list, or a NumPy array.
 Numbers = Sequence[float] | np.ndarray
@@ -21,6 +22,7 @@ def plot_returns(
     *,
     title: str = "Average return during training",
     target: float | None = None,
+    measured: MeasuredRuns | None = None,
     ax: Axes | None = None,
 ) -> Axes:
     """Plot average return against training step.
@@ -30,6 +32,8 @@ def plot_returns(
         returns: the average return measured at each of those steps.
         title: the plot's title.
         target: draw a dashed line at this return (e.g. the score that counts as solved).
+        measured: runs measured in advance (:func:`course_helpers.measured_runs`), drawn
+            behind this run as their median and the range from the lowest to the highest.
         ax: draw into these axes instead of a new figure.
 
     Example:
@@ -46,6 +50,23 @@ def plot_returns(
         raise ValueError(gettext("There is nothing to plot: no evaluation has been recorded yet."))
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4))
+    if measured is not None:
+        runs = np.asarray(measured.returns, dtype=float)
+        ax.fill_between(
+            measured.steps,
+            runs.min(axis=0),
+            runs.max(axis=0),
+            color="grey",
+            alpha=0.25,
+            linewidth=0,
+            label=gettext("{runs} measured runs: lowest to highest").format(runs=len(runs)),
+        )
+        ax.plot(
+            measured.steps,
+            np.median(runs, axis=0),
+            color="grey",
+            label=gettext("{runs} measured runs: median").format(runs=len(runs)),
+        )
     ax.plot(list(steps), list(returns), marker="o", label=gettext("average return"))
     if target is not None:
         ax.axhline(
@@ -102,6 +123,54 @@ def plot_q_values(
     ax.set_ylabel(gettext("Estimated Q-value"))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
+    return ax
+
+
+def plot_q_against_returns(
+    predicted: Numbers,
+    observed: Numbers,
+    *,
+    title: str = "Predicted Q-values and the returns that followed",
+    ax: Axes | None = None,
+) -> Axes:
+    """Plot, step by step through one episode, the Q-value the network predicted for the
+    action taken and the discounted return actually observed from that step on.
+
+    Args:
+        predicted: Q(s_t, a_t) at each step t of the episode.
+        observed: the discounted return G_t that followed step t.
+        title: the plot's title.
+        ax: draw into these axes instead of a new figure.
+
+    Example:
+        >>> ax = plot_q_against_returns([9.8, 9.9, 9.7], [2.97, 1.99, 1.0])
+    """
+    if len(predicted) != len(observed):
+        raise ValueError(
+            gettext(
+                "predicted and observed must have the same length, got {predicted} predicted "
+                "values and {observed} observed returns: one of each per step of the episode."
+            ).format(predicted=len(predicted), observed=len(observed))
+        )
+    if len(predicted) == 0:
+        raise ValueError(gettext("There is nothing to plot: the episode has no step."))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    steps = range(len(predicted))
+    ax.plot(steps, list(predicted), color="tab:purple", label=gettext("predicted Q(s, a)"))
+    ax.plot(
+        steps,
+        list(observed),
+        color="tab:green",
+        linestyle="--",
+        label=gettext("discounted return observed"),
+    )
+    ax.set_title(gettext(title))
+    ax.set_xlabel(gettext("Step of the episode"))
+    ax.set_ylabel(gettext("Value"))
+    ax.set_ylim(bottom=min(0.0, float(np.min(predicted)), float(np.min(observed))))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower left")
     return ax
 
 

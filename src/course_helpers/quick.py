@@ -116,6 +116,10 @@ class Hyperparameters(Mapping[str, Any]):
         return f"<p>{html.escape(self._header())}</p><table><tbody>{body}</tbody></table>"
 
 
+#: How COURSE_HYPERPARAMETERS may write a switch (a hyperparameter whose value is a bool).
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+
+
 def overrides(full: Mapping[str, Any]) -> dict[str, Any]:
     """Parse ``COURSE_HYPERPARAMETERS`` against the full values (names and types must match)."""
     raw = os.environ.get(OVERRIDES_VARIABLE, "").strip()
@@ -135,6 +139,8 @@ def overrides(full: Mapping[str, Any]) -> dict[str, Any]:
                 if kind is float
                 else int(text.replace("_", ""))
                 if kind is int
+                else _BOOLEANS.get(text.strip().lower())
+                if kind is bool
                 else None
             )
         except ValueError:

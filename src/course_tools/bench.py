@@ -78,8 +78,9 @@ SAC_CELLS = {
 # The last cell of every instrumented run: the figures, as one line.
 _REPORT = "print(_bench.report(globals()))"
 
-# Cells that only show or film the result; the benchmark skips them in its runs.
-_SKIPPED = {"02_dqn_cartpole": ("video",), "03_sac_minitaur": ("video",)}
+# Cells that only show or film the result; the benchmark skips them in its runs (lesson 2's
+# plot also draws the runs that `--write-reference` measures, which need not exist yet).
+_SKIPPED = {"02_dqn_cartpole": ("plot", "video"), "03_sac_minitaur": ("video",)}
 
 
 @dataclass
@@ -166,14 +167,32 @@ def ms_per_env_step(report: dict[str, Any]) -> float:
     )
 
 
+def q_against_returns(curves: dict[str, list[float]], steps: int = 100) -> str | None:
+    """Lesson 2's last check, summed up: over the first ``steps`` steps of its greedy episode,
+    the mean Q-value predicted for the action taken and the mean discounted return observed."""
+    predicted, observed = curves.get("predicted_q"), curves.get("observed_returns")
+    if not predicted or not observed:
+        return None
+    head = min(steps, len(predicted))
+    return (
+        f"{statistics.fmean(predicted[:head]):.1f} predicted, "
+        f"{statistics.fmean(observed[:head]):.1f} observed "
+        f"(first {head} of {len(predicted)} steps)"
+    )
+
+
 def dqn_rows(
     seeds: Sequence[int],
     quick: bool,
     device: str,
     environment: dict[str, str],
     hyperparameters: str = "",
+    runs: list[dict[str, Any]] | None = None,
 ) -> list[Row]:
-    lesson, rows, reached, walls = "02 DQN", [], [], []
+    """Lesson 02 once per seed (a seed may be listed twice, for two runs of it); with
+    ``runs``, each run's seed, settings and report are appended to it as well."""
+    lesson, rows, reached, walls, finals = "02 DQN", [], [], [], []
+    kept_returns: list[float] = []
     for seed in seeds:
         report = run_instrumented(
             "02",
@@ -183,10 +202,39 @@ def dqn_rows(
             hyperparameters=hyperparameters,
             environment=environment,
         )
+        if runs is not None:
+            runs.append(
+                {
+                    "lesson": "02",
+                    "device": device,
+                    "seed": seed,
+                    "hyperparameters": hyperparameters,
+                    "quick": quick,
+                    "report": report,
+                }
+            )
         first = first_at(report["evaluations"], 195)
         final = report["evaluations"][-1][2] if report["evaluations"] else float("nan")
+        finals.append(final)
         walls.append(report["loop_seconds"])
         reached.append(first[1] if first else None)
+        kept = report.get("kept", {})
+        if "kept_return" in kept:
+            kept_returns.append(kept["kept_return"])
+            rows.append(
+                Row(
+                    lesson,
+                    f"{device} seed {seed}: kept policy (best evaluation, "
+                    f"{kept['best_return']:.1f} at step {int(kept['best_step']):,}), "
+                    "average return over 100 new episodes",
+                    f"{kept['kept_return']:.1f}",
+                )
+            )
+        q_check = q_against_returns(report.get("curves", {}))
+        if q_check:
+            rows.append(
+                Row(lesson, f"{device} seed {seed}: Q against the observed return", q_check)
+            )
         rows += [
             Row(
                 lesson,
@@ -208,17 +256,32 @@ def dqn_rows(
         rows += [
             Row(
                 lesson,
-                f"{device} median training + evaluation, {len(seeds)} seeds",
+                f"{device} median training + evaluation, {len(seeds)} runs",
                 f"{statistics.median(walls):.1f} s",
             ),
             Row(
                 lesson,
-                f"{device} median time to 195, {len(seeds)} seeds",
+                f"{device} median time to 195, {len(seeds)} runs",
                 f"{statistics.median(times):.1f} s ({len(times)} of {len(seeds)} reached it)"
                 if times
                 else "not reached",
             ),
+            Row(
+                lesson,
+                f"{device} runs whose final average return is >= 195",
+                f"{sum(final >= 195 for final in finals)} of {len(seeds)} "
+                f"(finals: {', '.join(f'{final:.1f}' for final in finals)})",
+            ),
         ]
+        if kept_returns:
+            rows.append(
+                Row(
+                    lesson,
+                    f"{device} runs whose kept policy scores >= 195 over 100 new episodes",
+                    f"{sum(value >= 195 for value in kept_returns)} of {len(kept_returns)} "
+                    f"(scores: {', '.join(f'{value:.1f}' for value in kept_returns)})",
+                )
+            )
     return rows
 
 
@@ -725,6 +788,75 @@ def colab_rows(python: str, quick: bool = True) -> list[Row]:
     return rows
 
 
+def machine_description() -> dict[str, Any]:
+    """When and where a measurement ran: the date, the cores this process may use, the CPU's
+    model, the Python and TensorFlow versions, and the course's commit (if in a git checkout)."""
+    import platform
+
+    model = ""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        model = next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in cpuinfo.read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            "",
+        )
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        cwd=lessons.project_root(),
+    )
+    return {
+        "date": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "cores": len(os.sched_getaffinity(0)),
+        "cpu": model or platform.processor(),
+        "python": platform.python_version(),
+        "commit": commit.stdout.strip() if commit.returncode == 0 else "",
+    }
+
+
+#: Where ``--write-reference`` writes lesson 2's measured runs, shipped with the helpers.
+DQN_REFERENCE = Path(__file__).resolve().parent.parent / "course_helpers" / "measurements"
+
+
+def reference_runs(runs: Sequence[dict[str, Any]], machine: dict[str, Any]) -> dict[str, Any]:
+    """Lesson 2's full runs, as :func:`course_helpers.measured_runs` reads them: the average
+    return at each evaluation of each run, with the seeds, settings, date, machine and commit.
+
+    Only runs of the lesson's own defaults in full mode may be shipped: a reference measured
+    with other settings, or in quick mode, would mislead every learner who compares with it.
+    """
+    if not runs:
+        raise ValueError("--write-reference needs the dqn group: no DQN run was made.")
+    if any(run["quick"] or run["hyperparameters"] for run in runs):
+        raise ValueError(
+            "--write-reference ships the lesson's own runs: drop --quick and --hyperparameters."
+        )
+    steps = [int(step) for step, _, _ in runs[0]["report"]["evaluations"]]
+    returns = []
+    for run in runs:
+        evaluations = run["report"]["evaluations"]
+        if [int(step) for step, _, _ in evaluations] != steps:
+            raise ValueError(
+                f"seed {run['seed']} evaluated at other steps than seed {runs[0]['seed']}; "
+                "the runs cannot be drawn as one band."
+            )
+        returns.append([round(float(value), 2) for _, _, value in evaluations])
+    return {
+        "date": machine["date"],
+        "machine": f"{machine['cores']} cores, {machine['cpu']}, Python {machine['python']}",
+        "commit": machine["commit"],
+        "seeds": [int(run["seed"]) for run in runs],
+        "hyperparameters": runs[0]["report"]["hyperparameters"],
+        "steps": steps,
+        "returns": returns,
+    }
+
+
 def devices() -> list[tuple[str, dict[str, str]]]:
     """("cpu", env) always, and ("gpu", {}) when TensorFlow sees a GPU."""
     import tensorflow as tf
@@ -746,8 +878,10 @@ def measure(
     lessons_for_quick: Sequence[str] | None = None,
     colab_pythons: Sequence[str] = ("3.13",),
     emit: Callable[[Row], None] = lambda row: None,
+    runs: list[dict[str, Any]] | None = None,
 ) -> list[Row]:
-    """Run the chosen groups and return their rows; ``emit`` sees each row as it is ready."""
+    """Run the chosen groups and return their rows; ``emit`` sees each row as it is ready,
+    and ``runs``, where given, receives every DQN run's full report."""
     unknown = sorted(set(only) - set(GROUPS))
     if unknown:
         raise ValueError(
@@ -763,7 +897,7 @@ def measure(
     needs_device = {"dqn", "sac", "baseline", "cores"} & set(only)
     for device, environment in devices() if needs_device else []:
         if "dqn" in only:
-            add(dqn_rows(seeds, quick, device, environment, hyperparameters))
+            add(dqn_rows(seeds, quick, device, environment, hyperparameters, runs))
         if "sac" in only:
             add(sac_rows(sac_seeds, quick, sac_iterations, device, environment, hyperparameters))
         if "baseline" in only:

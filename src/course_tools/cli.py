@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from course_helpers.languages import LANGUAGES, TRANSLATED
 from course_tools import bench as course_bench
@@ -112,6 +114,21 @@ def main(argv: list[str] | None = None) -> int:
         help="run on this many cores; 1 estimates Binder, which gives one CPU",
     )
     bench.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    bench.add_argument(
+        "--save-runs",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="also write every DQN run's full report (its evaluations, Q-values and "
+        "settings) to this JSON file; an existing file is not overwritten",
+    )
+    bench.add_argument(
+        "--write-reference",
+        action="store_true",
+        help="ship the DQN runs with the course: lesson 2 draws its learner's curve over "
+        "them (src/course_helpers/measurements/02_dqn_cartpole.json); only with the "
+        "lesson's defaults in full mode",
+    )
 
     for name, help_text in (
         (
@@ -379,6 +396,19 @@ def _bench(args: argparse.Namespace) -> int:
                 f"{option} takes whole numbers separated by commas, got {text!r}."
             ) from None
 
+    if args.write_reference and (
+        "dqn" not in split(args.only) or args.quick or args.hyperparameters
+    ):
+        raise ValueError(
+            "--write-reference ships the lesson's own runs: it needs the dqn group, full "
+            "mode, and no --hyperparameters."
+        )
+    if args.save_runs is not None and args.save_runs.exists():
+        raise ValueError(
+            f"--save-runs {args.save_runs}: the file already exists; give a new path, "
+            "so that no earlier measurement is overwritten."
+        )
+    runs: list[dict[str, Any]] = []
     if args.cpus is not None:
         cores = course_bench.pin_to_cpus(args.cpus)
         print(f"Pinned to {len(cores)} core(s): {', '.join(map(str, cores))}", flush=True)
@@ -393,7 +423,17 @@ def _bench(args: argparse.Namespace) -> int:
         lessons_for_quick=split(args.lessons) or None,
         colab_pythons=split(args.colab_python) or ["3.13"],
         emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True),
+        runs=runs,
     )
+    if args.write_reference:
+        reference = course_bench.reference_runs(runs, course_bench.machine_description())
+        path = course_bench.DQN_REFERENCE / "02_dqn_cartpole.json"
+        path.write_text(json.dumps(reference, indent=1) + "\n", encoding="utf-8")
+        print(f"Wrote the measured runs that lesson 2 draws to {path}", flush=True)
+    if args.save_runs is not None:
+        record = {"machine": course_bench.machine_description(), "runs": runs}
+        args.save_runs.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        print(f"Wrote {len(runs)} run(s) to {args.save_runs}", flush=True)
     print()
     print(course_bench.format_table(rows, markdown=args.markdown))
     return 0

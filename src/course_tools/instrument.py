@@ -20,8 +20,17 @@ evaluations: list[tuple[float, float, float]] = []
 _loop: dict[str, float] = {}
 
 #: The lesson's figures that the report reads, where the lesson has them: SAC's training
-#: curves, which a tuning run plots.
-CURVES = ("log_steps", "alphas", "entropies", "critic_losses")
+#: curves, which a tuning run plots; DQN's average max Q at each evaluation, and the
+#: predicted Q-values and observed discounted returns of its last, greedy episode.
+CURVES = (
+    "log_steps",
+    "alphas",
+    "entropies",
+    "critic_losses",
+    "eval_q_values",
+    "predicted_q",
+    "observed_returns",
+)
 #: What :func:`report`'s line starts with, so that the benchmark finds it in the output.
 PREFIX = "BENCHMARK "
 
@@ -55,6 +64,7 @@ def figures(namespace: Mapping[str, Any]) -> dict[str, Any]:
     in_loop = [e for e in evaluations if start <= e[0] < end]
     return {
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "hyperparameters": hp,
         "iterations": int(hp["num_env_steps"] if "num_env_steps" in hp else hp["num_iterations"]),
         # Lesson 3 counts iterations of one gradient step and collect_steps_per_iteration
         # environment steps each.
@@ -69,6 +79,12 @@ def figures(namespace: Mapping[str, Any]) -> dict[str, Any]:
             [int(step), stop - start, value]
             for step, (_, stop, value) in zip(namespace["eval_steps"][1:], in_loop)
         ],
+        # Lesson 2 keeps the policy of its best evaluation and tests it on new episodes.
+        "kept": {
+            name: float(namespace[name])
+            for name in ("best_step", "best_return", "kept_return")
+            if name in namespace
+        },
         "curves": {
             name: [float(v) for v in namespace[name]] for name in CURVES if name in namespace
         },

@@ -224,16 +224,19 @@ def _td_loss_parts(agent: Any, experience: Any) -> dict[str, Any]:
 
 @graded
 def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
-    """Lesson 02: the mean squared TD error of one batch, recomputed by the learner.
+    """Lesson 02: the TD loss of one batch, recomputed by the learner.
 
     The reference is what the agent itself computes, ``agent.loss(experience)``, with the
     agent's own gamma and reward scale (``agent.loss`` alone would use ``_loss``'s defaults,
-    1.0 for both; ``agent.train`` passes the agent's). The typical mistakes are recomputed on
-    the same batch and named when the answer matches one of them. A mistake that gives the
-    same number on this batch (no episode end in it; a target network equal to the Q-network)
-    cannot be seen, and the message says so instead of claiming more than it checked.
+    1.0 for both; ``agent.train`` passes the agent's), and the agent's own per-pair loss
+    (``td_errors_loss_fn``: the Huber loss in the lesson, or the plain square). The typical
+    mistakes are recomputed on the same batch and named when the answer matches one of them.
+    A mistake that gives the same number on this batch (no episode end in it; a target
+    network equal to the Q-network) cannot be seen, and the message says so instead of
+    claiming more than it checked.
     """
     import numpy as np
+    import tensorflow as tf
 
     if answer is Ellipsis:
         return Feedback(
@@ -246,6 +249,7 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
             ).loss
         )
         parts = _td_loss_parts(agent, experience)
+        loss_fn = agent._td_errors_loss_fn
     except (AttributeError, TypeError, ValueError) as error:
         return Feedback(
             False,
@@ -260,26 +264,34 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
     def target(next_values: Any, *, d: Any = discount, sign: float = 1.0, r: Any = reward) -> Any:
         return r + sign * gamma * d * next_values.max(axis=-1)
 
-    def mean(per_pair: Any) -> float:
-        return float(np.mean(valid * per_pair))
+    def per_pair(targets: Any, estimates: Any = p["q_taken"]) -> Any:
+        """The agent's own loss of each pair, as DqnAgent applies td_errors_loss_fn."""
+        return np.asarray(
+            loss_fn(tf.constant(targets, tf.float32), tf.constant(estimates, tf.float32))
+        )
 
+    def mean(values: Any) -> float:
+        return float(np.mean(valid * values))
+
+    # An error of 3 costs 9 under the square, 2.5 under the Huber loss.
+    huber_agent = bool(np.isclose(per_pair(np.array([3.0]), np.array([0.0]))[0], 2.5))
     y = target(p["next_target"])
     errors = y - p["q_taken"]
     huber = np.where(np.abs(errors) <= 1.0, 0.5 * errors**2, np.abs(errors) - 0.5)
     try:  # one loss per pair is a common half-way answer
-        per_pair = np.asarray(answer, dtype=float)
+        answer_per_pair = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
-        per_pair = None
+        answer_per_pair = None
     if (
-        per_pair is not None
-        and per_pair.shape == errors.shape
-        and np.allclose(per_pair, errors**2, rtol=1e-4, atol=1e-6)
+        answer_per_pair is not None
+        and answer_per_pair.shape == errors.shape
+        and np.allclose(answer_per_pair, per_pair(y), rtol=1e-4, atol=1e-6)
     ):
         return Feedback(
             False,
             _(
-                "Not yet: you have one squared error per pair; the loss is their "
-                "mean over the batch, one number."
+                "Not yet: you have one loss per pair; the loss is their mean over the batch, "
+                "one number."
             ),
         )
     value = one_number(answer)
@@ -287,31 +299,31 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
         return Feedback(
             False,
             _(
-                "Not yet: my_td_loss should be one number, the mean over the "
-                "batch of the squared TD errors."
+                "Not yet: my_td_loss should be one number, the mean over the batch of each "
+                "pair's loss."
             ),
         )
 
-    online_network = mean((target(p["next_online"]) - p["q_taken"]) ** 2)
+    online_network = mean(per_pair(target(p["next_online"])))
     # (value the mistake gives, hint), most telling first; a mistake that gives the right
     # number on this batch is skipped, since it cannot be told apart here.
     mistakes = [
         (
-            mean((target(p["next_target"], d=1.0) - p["q_taken"]) ** 2),
+            mean(per_pair(target(p["next_target"], d=1.0))),
             _(
                 "your target bootstraps through the ends of episodes. Multiply the next value by "
                 "the discount d: it is 0 where the pole fell, and nothing follows."
             ),
         ),
         (
-            mean((y - p["q_values"].max(axis=-1)) ** 2),
+            mean(per_pair(y, p["q_values"].max(axis=-1))),
             _(
                 "you compared y with the largest Q-value of s. The loss uses Q(s, a), the value of "
                 "the action the agent really took: tf.gather(q_values, a, batch_dims=1)."
             ),
         ),
         (
-            mean((target(p["this_target"]) - p["q_taken"]) ** 2),
+            mean(per_pair(target(p["this_target"]))),
             _(
                 "your target looks at s. It bootstraps from the next observation, s′: "
                 "next_time_steps.observation."
@@ -325,51 +337,82 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
             ),
         ),
         (
-            mean((target(p["next_target"], sign=-1.0) - p["q_taken"]) ** 2),
+            mean(per_pair(target(p["next_target"], sign=-1.0))),
             _("check the sign in the target: the value of s′ is added to the reward."),
         ),
         (
-            mean((target(p["next_target"], r=0.0) - p["q_taken"]) ** 2),
+            mean(per_pair(target(p["next_target"], r=0.0))),
             _("your target leaves out the reward: y starts with r."),
         ),
         (
-            float(np.sum(valid * errors**2)),
+            float(np.sum(valid * per_pair(y))),
             _("this is the sum over the batch; the loss is the mean."),
         ),
-        (mean(np.abs(errors)), _("square each TD error; this is the mean of their sizes.")),
         (
             mean(errors),
             _(
-                "square each TD error before taking the mean; otherwise positive and "
-                "negative errors cancel."
+                "this is the mean of the TD errors themselves, where positive and negative "
+                "errors cancel. Take each error's loss first, then the mean."
             ),
         ),
         (
             mean(-errors),
             _(
-                "square each TD error before taking the mean; otherwise positive and "
-                "negative errors cancel."
+                "this is the mean of the TD errors themselves, where positive and negative "
+                "errors cancel. Take each error's loss first, then the mean."
             ),
-        ),
-        (
-            0.5 * mean(errors**2),
-            _(
-                "this is half the squared error. common.element_wise_squared_loss, the agent's "
-                "td_errors_loss_fn, has no factor 1/2."
-            ),
-        ),
-        (
-            mean(huber),
-            _(
-                "this is the Huber loss, DqnAgent's default. The agent cell chose "
-                "common.element_wise_squared_loss: the plain square."
-            ),
-        ),
-        (
-            float(np.sqrt(mean(errors**2))),
-            _("this is the square root of the loss; leave the mean of the squares as it is."),
         ),
     ]
+    if huber_agent:
+        mistakes += [
+            (
+                mean(errors**2),
+                _(
+                    "this is the mean squared TD error. The agent cell chose "
+                    "common.element_wise_huber_loss: x²/2 for an error x of size up to 1, "
+                    "|x| − 1/2 beyond."
+                ),
+            ),
+            (
+                0.5 * mean(errors**2),
+                _(
+                    "this is half the square of every TD error. The Huber loss is x²/2 only up "
+                    "to an error of size 1, and |x| − 1/2 beyond: use tf.where."
+                ),
+            ),
+            (
+                mean(np.abs(errors)),
+                _(
+                    "this is the mean of the errors' sizes |x|. The Huber loss is x²/2 up to an "
+                    "error of size 1, and |x| − 1/2 beyond."
+                ),
+            ),
+        ]
+    else:
+        mistakes += [
+            (
+                mean(np.abs(errors)),
+                _("square each TD error; this is the mean of their sizes."),
+            ),
+            (
+                0.5 * mean(errors**2),
+                _(
+                    "this is half the squared error. common.element_wise_squared_loss, the "
+                    "agent's td_errors_loss_fn, has no factor 1/2."
+                ),
+            ),
+            (
+                mean(huber),
+                _(
+                    "this is the Huber loss, DqnAgent's default. The agent cell chose "
+                    "common.element_wise_squared_loss: the plain square."
+                ),
+            ),
+            (
+                float(np.sqrt(mean(errors**2))),
+                _("this is the square root of the loss; leave the mean of the squares as it is."),
+            ),
+        ]
     if _near(value, reference):
         notes = []
         if np.all(discount != 0.0):
@@ -382,9 +425,9 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
         if _near(online_network, reference):
             notes.append(
                 _(
-                    "Here the target network equals the Q-network (target_update_period=1), "
-                    "so the numbers cannot tell which one you used; DQN's target uses "
-                    "agent._target_q_network."
+                    "Here the target network holds the same weights as the Q-network (it was "
+                    "just copied, or target_update_period is 1), so the numbers cannot tell "
+                    "which one you used; DQN's target uses agent._target_q_network."
                 )
             )
         message = _(
@@ -397,10 +440,10 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
     return Feedback(
         False,
         _(
-            "Not yet: this is not the mean over the batch of (y − Q(s, a))². "
-            "Check each line: Q(s, a) at the action taken; y = r + γ·d·max over "
-            "the target network's Q-values of s′; then the mean of the squared "
-            "differences. If the agent trained after your cell ran, run it again."
+            "Not yet: this is not the agent's loss of this batch. Check each line: Q(s, a) at "
+            "the action taken; y = r + γ·d·max over the target network's Q-values of s′; then "
+            "each pair's loss of y − Q(s, a) (the agent's td_errors_loss_fn), and their mean. "
+            "If the agent trained after your cell ran, run it again."
         ),
     )
 

@@ -1,0 +1,110 @@
+"""The runs measured in advance that lesson 2 draws behind the learner's own curve."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import nbformat
+import numpy as np
+import pytest
+
+from course_helpers.measured_runs import MeasuredRuns, known_lessons, measured_runs
+from course_tools import lessons
+
+
+def lesson_defaults(lesson: str) -> dict:
+    """The full values of a lesson's hyperparameters cell, as a learner runs it."""
+    notebook = nbformat.read(lessons.lesson_path(lesson), as_version=4)
+    source = next(cell.source for cell in notebook.cells if cell.get("id") == "hyperparameters")
+
+    class Course:
+        @staticmethod
+        def hyperparameters(*, quick=None, **full):
+            return full
+
+    namespace: dict = {"course": Course}
+    exec(source.replace("\nhp\n", "\n").removesuffix("\nhp"), namespace)
+    return namespace["hp"]
+
+
+def test_lesson_2_ships_its_measured_runs_with_seeds_date_machine_and_commit():
+    assert "02_dqn_cartpole" in known_lessons()
+    runs = measured_runs("02_dqn_cartpole")
+    assert len(runs.returns) == len(runs.seeds) >= 10
+    assert len(set(runs.seeds)) >= 5  # several seeds, each measured more than once
+    assert runs.date and runs.machine and runs.commit
+    assert all(len(row) == len(runs.steps) for row in runs.returns)
+
+
+def test_the_shipped_runs_were_measured_with_the_lessons_current_defaults():
+    """A reference measured with other settings than the lesson's would mislead: change a
+    default, and this fails until `course bench --only dqn --write-reference` is run again."""
+    runs = measured_runs("02_dqn_cartpole")
+    assert runs.hyperparameters == lesson_defaults("02_dqn_cartpole")
+    steps = lesson_defaults("02_dqn_cartpole")
+    assert runs.steps[-1] == steps["num_env_steps"]
+
+
+def test_an_unknown_lesson_is_refused_listing_the_ones_that_have_runs():
+    with pytest.raises(FileNotFoundError, match="The lessons that have them: .*02_dqn_cartpole"):
+        measured_runs("99_nothing")
+
+
+def test_runs_with_a_missing_value_are_refused_as_damaged():
+    with pytest.raises(ValueError, match="damaged"):
+        MeasuredRuns("x", "d", "m", "c", (1, 2), {}, (1000, 2000), ((1.0, 2.0), (1.0,)))
+
+
+def test_the_file_is_plain_json_that_the_package_ships():
+    path = resources.files("course_helpers") / "measurements" / "02_dqn_cartpole.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert set(data) == {
+        "date",
+        "machine",
+        "commit",
+        "seeds",
+        "hyperparameters",
+        "steps",
+        "returns",
+    }
+
+
+def test_plot_returns_draws_the_measured_runs_behind_the_learners_run():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from course_helpers.plots import plot_returns
+
+    runs = MeasuredRuns(
+        "x",
+        "d",
+        "m",
+        "c",
+        (1, 1, 2),
+        {},
+        (1000, 2000),
+        ((50.0, 200.0), (70.0, 150.0), (10.0, 190.0)),
+    )
+    try:
+        ax = plot_returns([0, 1000, 2000], [9.0, 60.0, 200.0], target=195, measured=runs)
+        median, learner, _target = ax.get_lines()
+        np.testing.assert_array_equal(median.get_ydata(), [50.0, 190.0])
+        np.testing.assert_array_equal(learner.get_ydata(), [9.0, 60.0, 200.0])
+        (band,) = ax.collections
+        vertices = np.asarray(band.get_paths()[0].vertices).tolist()
+        assert {tuple(v) for v in vertices} >= {
+            (1000, 10.0),
+            (2000, 150.0),
+            (1000, 70.0),
+            (2000, 200.0),
+        }
+        legend = ax.get_legend()
+        assert legend is not None
+        labels = [t.get_text() for t in legend.get_texts()]
+        assert "3 measured runs: median" in labels
+        assert "3 measured runs: lowest to highest" in labels
+    finally:
+        plt.close("all")
