@@ -326,11 +326,13 @@ def start_virtual_display(size: tuple[int, int] = (1024, 768)) -> str:
 
 
 def seed_everything(seed: int) -> int:
-    """Seed Python, NumPy and TensorFlow so that a run can be repeated.
+    """Seed Python, NumPy and TensorFlow, so that a run starts from the same weights and
+    sees the same first episodes as another run with the same seed.
 
     Environments are seeded separately, in the lesson, because that is where a
-    learner sees them created. GPU kernels and threads can still differ slightly
-    between runs; on CPU two runs with the same seed match closely.
+    learner sees them created. Training can still differ a lot between two runs with one
+    seed: Reverb samples with its own generator, and the lessons' threads (a learner
+    beside a collector) interleave differently each time.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(
