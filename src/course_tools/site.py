@@ -57,6 +57,10 @@ ALT_BY_CALL = {
     ),
     "course.plot_returns(": "Plot of the average return at each evaluation against the training step.",
     "course.plot_q_values(": "Plot of the Q-values against the training step.",
+    "course.plot_q_against_returns(": (
+        "Plot, step by step through one greedy episode, of the Q-value the network predicted "
+        "and the discounted return that followed."
+    ),
     "course.plot_sac_training(": (
         "Plots of SAC's temperature α, the policy's entropy and the losses against the "
         "training step."
