@@ -9,7 +9,13 @@ import nbformat
 import numpy as np
 import pytest
 
-from course_helpers.measured_runs import MeasuredRuns, known_lessons, measured_runs
+from course_helpers.measured_runs import (
+    MeasuredRuns,
+    bootstrap_interval,
+    interquartile_mean,
+    known_lessons,
+    measured_runs,
+)
 from course_tools import lessons
 
 
@@ -70,6 +76,31 @@ def test_the_file_is_plain_json_that_the_package_ships():
     }
 
 
+def test_interquartile_mean_leaves_out_the_lowest_and_highest_quarter_of_the_runs():
+    runs = np.array([[0.0, 9.0], [10.0, 9.0], [11.0, 9.0], [12.0, 9.0],
+                     [13.0, 9.0], [200.0, 9.0], [14.0, 9.0], [15.0, 9.0]])  # fmt: skip
+    np.testing.assert_allclose(interquartile_mean(runs), [12.5, 9.0])
+    # Fewer than four runs: no quarter to leave out, so the plain mean.
+    np.testing.assert_allclose(interquartile_mean(np.array([[1.0], [2.0], [6.0]])), [3.0])
+
+
+def test_the_bootstrap_interval_holds_the_statistic_and_narrows_with_more_runs():
+    generator = np.random.default_rng(1)
+    few = generator.normal(100.0, 20.0, size=(10, 1))
+    many = generator.normal(100.0, 20.0, size=(400, 1))
+    low, high = bootstrap_interval(few, interquartile_mean)
+    assert low[0] <= interquartile_mean(few)[0] <= high[0]
+    many_low, many_high = bootstrap_interval(many, interquartile_mean)
+    assert many_high[0] - many_low[0] < (high[0] - low[0]) / 3
+    assert many_low[0] < 100.0 < many_high[0]
+    # One seed: the same interval at every call, so a plot never changes between runs.
+    again_low, again_high = bootstrap_interval(few, interquartile_mean)
+    np.testing.assert_array_equal(again_low, low)
+    np.testing.assert_array_equal(again_high, high)
+    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+        bootstrap_interval(few, interquartile_mean, confidence=95)
+
+
 def test_plot_returns_draws_the_measured_runs_behind_the_learners_run():
     import matplotlib
 
@@ -78,33 +109,28 @@ def test_plot_returns_draws_the_measured_runs_behind_the_learners_run():
 
     from course_helpers.plots import plot_returns
 
-    runs = MeasuredRuns(
-        "x",
-        "d",
-        "m",
-        "c",
-        (1, 1, 2),
-        {},
-        (1000, 2000),
-        ((50.0, 200.0), (70.0, 150.0), (10.0, 190.0)),
-    )
+    rows = ((50.0, 200.0), (70.0, 150.0), (10.0, 190.0), (60.0, 180.0), (65.0, 170.0))
+    runs = MeasuredRuns("x", "d", "m", "c", (1, 1, 2, 2, 3), {}, (1000, 2000), rows)
     try:
         ax = plot_returns([0, 1000, 2000], [9.0, 60.0, 200.0], target=195, measured=runs)
-        median, learner, _target = ax.get_lines()
-        np.testing.assert_array_equal(median.get_ydata(), [50.0, 190.0])
+        iqm, learner, _target = ax.get_lines()
+        # Five runs: one lowest and one highest left out at each step.
+        np.testing.assert_allclose(
+            np.asarray(iqm.get_ydata(), dtype=float), [(50 + 60 + 65) / 3, (170 + 180 + 190) / 3]
+        )
         np.testing.assert_array_equal(learner.get_ydata(), [9.0, 60.0, 200.0])
-        (band,) = ax.collections
-        vertices = np.asarray(band.get_paths()[0].vertices).tolist()
-        assert {tuple(v) for v in vertices} >= {
-            (1000, 10.0),
-            (2000, 150.0),
-            (1000, 70.0),
-            (2000, 200.0),
-        }
+        spread, interval = ax.collections
+        vertices = {tuple(v) for v in np.asarray(spread.get_paths()[0].vertices).tolist()}
+        assert vertices >= {(1000, 10.0), (2000, 150.0), (1000, 70.0), (2000, 200.0)}
+        low, high = runs.interquartile_mean_interval()
+        inner = {tuple(v) for v in np.asarray(interval.get_paths()[0].vertices).tolist()}
+        assert inner >= {(1000, low[0]), (2000, high[1])}
+        assert 10.0 <= low[0] < high[0] <= 70.0
         legend = ax.get_legend()
         assert legend is not None
         labels = [t.get_text() for t in legend.get_texts()]
-        assert "3 measured runs: median" in labels
-        assert "3 measured runs: lowest to highest" in labels
+        assert "5 measured runs: interquartile mean" in labels
+        assert "5 measured runs: lowest to highest" in labels
+        assert "95% bootstrap interval of the interquartile mean" in labels
     finally:
         plt.close("all")

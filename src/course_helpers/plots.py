@@ -33,7 +33,8 @@ def plot_returns(
         title: the plot's title.
         target: draw a dashed line at this return (e.g. the score that counts as solved).
         measured: runs measured in advance (:func:`course_helpers.measured_runs`), drawn
-            behind this run as their median and the range from the lowest to the highest.
+            behind this run: the range from the lowest to the highest, their interquartile
+            mean, and its 95% bootstrap interval.
         ax: draw into these axes instead of a new figure.
 
     Example:
@@ -61,11 +62,21 @@ def plot_returns(
             linewidth=0,
             label=gettext("{runs} measured runs: lowest to highest").format(runs=len(runs)),
         )
+        low, high = measured.interquartile_mean_interval()
+        ax.fill_between(
+            measured.steps,
+            low,
+            high,
+            color="grey",
+            alpha=0.45,
+            linewidth=0,
+            label=gettext("95% bootstrap interval of the interquartile mean"),
+        )
         ax.plot(
             measured.steps,
-            np.median(runs, axis=0),
-            color="grey",
-            label=gettext("{runs} measured runs: median").format(runs=len(runs)),
+            measured.interquartile_mean(),
+            color="dimgrey",
+            label=gettext("{runs} measured runs: interquartile mean").format(runs=len(runs)),
         )
     ax.plot(list(steps), list(returns), marker="o", label=gettext("average return"))
     if target is not None:
