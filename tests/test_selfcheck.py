@@ -127,6 +127,9 @@ def test_any_floating_point_reward_passes_since_the_exercise_names_no_dtype(dtyp
         (dict(max_length=4_000), "not for all of them together"),
         (dict(batch_size=64), "not a training batch"),
         (dict(image_dtype=tf.float32), "the image is stored as float32"),
+        (dict(image_dtype=tf.uint16), "uint8 stores each in one byte, uint16 in more"),
+        (dict(image_dtype=tf.int8), "int8, which holds -128 to 127"),
+        (dict(image_dtype=tf.bool), "uint8 holds exactly those, in one byte"),
         (dict(image_shape=(4, 84, 84)), "nothing for the batch or for time"),
         (dict(reward_shape=(1,)), "Its spec is a scalar"),
         (dict(reward_dtype=tf.int32), "a floating-point dtype"),
@@ -136,6 +139,14 @@ def test_any_floating_point_reward_passes_since_the_exercise_names_no_dtype(dtyp
 def test_a_wrong_buffer_gets_a_hint_about_its_misunderstanding(built, misunderstanding):
     feedback = selfcheck.replay_buffer(image_buffer(**built), **ITEM)
     assert not feedback and misunderstanding in feedback.message
+
+
+def test_a_dictionary_of_specs_is_named_by_its_keys():
+    from tf_agents.replay_buffers import tf_uniform_replay_buffer
+
+    spec = {"image": tf.TensorSpec((84, 84), tf.uint8), "reward": tf.TensorSpec((), tf.float32)}
+    buffer = tf_uniform_replay_buffer.TFUniformReplayBuffer(spec, batch_size=4, max_length=1_000)
+    assert selfcheck.replay_buffer(buffer, **ITEM)
 
 
 def test_something_that_is_no_buffer_yet_is_told_so_without_an_error():

@@ -212,6 +212,7 @@ def test_the_right_targets_pass_and_say_why():
         ({"B": 0.9 * 1 + 0.9**2 * 2}, "off by one in the powers"),
         ({"A": 9.9}, "keep more digits"),
         ({"B": 7.0}, "cut off after a discount of 0"),
+        ({"B": 1.0}, "the transition whose discount is 0 still counts"),
     ],
 )
 def test_a_wrong_target_gets_a_hint_about_its_misunderstanding(wrong, misunderstanding):

@@ -115,7 +115,9 @@ def _arrow(
 def replay_buffer_flow() -> Figure:
     """Lesson 01: who writes into a replay buffer, what it keeps, and the three ways to read."""
     boxes = {
-        "writer": _Box(1.5, 4.8, _("Driver or observer\nplays the policy"), _ACTING, width=2.4),
+        "writer": _Box(
+            1.5, 4.8, _("Driver plays the policy;\nobservers write each step"), _ACTING, width=2.6
+        ),
         "buffer": _Box(
             5.5,
             4.8,
@@ -126,7 +128,7 @@ def replay_buffer_flow() -> Figure:
         ),
         "evict": _Box(9.7, 4.8, _("Oldest item\noverwritten (FIFO)"), _WATCHING, width=2.4),
         "sample": _Box(
-            1.8,
+            2.05,
             2.4,
             _("as_dataset(sample_batch_size)\nitems drawn uniformly"),
             _LEARNING,
@@ -150,6 +152,7 @@ def replay_buffer_flow() -> Figure:
         ("buffer", "everything", _("read all"), 0.0),
         ("sample", "train", "", 0.0),
         ("sequences", "train", "", 0.0),
+        ("train", "writer", _("new weights:\nthe policy changes"), -1.1),
     ]
     return _draw(
         boxes, arrows, _("A replay buffer: written by acting, read by learning"), size=(11, 6)

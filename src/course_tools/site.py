@@ -39,9 +39,10 @@ from course_tools import lessons, links
 #: catalogs), by what a cell calls...
 ALT_BY_CALL = {
     "course.diagrams.replay_buffer_flow(": (
-        "Diagram: a driver or an observer writes steps into the replay buffer with add_batch; "
-        "the buffer overwrites its oldest items when a segment is full, and hands items to "
-        "training by sampling, as sequences of steps, or all at once."
+        "Diagram: a driver plays the policy and its observers write each step into the "
+        "replay buffer with add_batch; the buffer overwrites its oldest items when a segment "
+        "is full, and hands items to training by sampling, as sequences of steps, or all at "
+        "once; training gives the policy new weights, so the policy that writes keeps changing."
     ),
     "course.diagrams.dqn_loop(": (
         "Diagram of DQN's loop: the collect policy acts in CartPole, an observer writes the "

@@ -134,13 +134,17 @@ def replay_buffer(
                 "a data_spec, a batch_size and a max_length."
             ),
         )
-    specs = {spec.name: spec for spec in tf.nest.flatten(buffer.data_spec)}
+    if isinstance(buffer.data_spec, Mapping):  # a dict of specs: its keys name the parts
+        specs = {key: spec for key, spec in buffer.data_spec.items()}
+    else:
+        specs = {spec.name: spec for spec in tf.nest.flatten(buffer.data_spec)}
     if set(specs) != {"image", "reward"}:
         return Feedback(
             False,
             _(
                 "Not yet: the data_spec should have two parts, named 'image' and "
-                "'reward' (the third argument of tf.TensorSpec); found {names}."
+                "'reward' (the name argument of tf.TensorSpec, or the keys of a "
+                "dictionary of specs); found {names}."
             ).format(names=sorted(str(name) for name in specs)),
         )
     image_shape, image_dtype = image
@@ -156,13 +160,32 @@ def replay_buffer(
             ),
         )
     if found.dtype != image_dtype:
-        return Feedback(
-            False,
-            _(
+        expected = tf.as_dtype(image_dtype)
+        if found.dtype.is_integer and found.dtype.size <= expected.size:  # int8
+            hint = _(
+                "Not yet: the image is stored as {dtype}, which holds {low} to {high}: "
+                "pixels from 0 to 255 do not all fit. {expected} holds exactly 0 to 255, "
+                "in one byte."
+            )
+        elif found.dtype.size <= expected.size:  # bool
+            hint = _(
+                "Not yet: the image is stored as {dtype}. Camera pixels are whole numbers "
+                "from 0 to 255, and {expected} holds exactly those, in one byte."
+            )
+        else:
+            hint = _(
                 "Not yet: the image is stored as {dtype}. Camera pixels are "
                 "whole numbers from 0 to 255; {expected} stores each in one "
                 "byte, {dtype} in more, for the same picture."
-            ).format(dtype=found.dtype.name, expected=tf.as_dtype(image_dtype).name),
+            )
+        return Feedback(
+            False,
+            hint.format(
+                dtype=found.dtype.name,
+                expected=expected.name,
+                low=found.dtype.min if found.dtype.is_integer else "",
+                high=found.dtype.max if found.dtype.is_integer else "",
+            ),
         )
     found = specs["reward"]
     # (The exercise names no dtype for the reward: any floating-point one is right.)
@@ -414,10 +437,12 @@ def _n_step_variants(
         cut_bootstrap: bool = True,
         bootstrap_power: int | None = None,
         with_bootstrap: bool = True,
+        cut_own_reward: bool = False,
     ) -> float:
         total, alive = 0.0, 1.0
         for k, (reward, discount) in enumerate(zip(rewards, discounts)):
-            total += power(k) * (alive if cut_rewards else 1.0) * reward
+            own = discount if cut_own_reward else 1.0
+            total += power(k) * (alive * own if cut_rewards else 1.0) * reward
             alive *= discount
         if with_bootstrap:
             exponent = n if bootstrap_power is None else bootstrap_power
@@ -432,6 +457,7 @@ def _n_step_variants(
         "rewards after the end": target(powers, cut_rewards=False),
         "no cut": target(powers, cut_rewards=False, cut_bootstrap=False),
         "no bootstrap": target(powers, with_bootstrap=False),
+        "terminal reward dropped": target(powers, cut_own_reward=True),
         "powers from 1": target(lambda k: gamma ** (k + 1)),
         "bootstrap power n - 1": target(powers, bootstrap_power=n - 1),
         "bootstrap power n + 1": target(powers, bootstrap_power=n + 1),
@@ -478,6 +504,10 @@ def n_step_targets(
         "rewards after the end": _(
             "the rewards after the step whose discount is 0 belong to "
             "another episode; the discount cuts them off."
+        ),
+        "terminal reward dropped": _(
+            "the reward on the transition whose discount is 0 still counts: it was "
+            "earned on the way into the end. Only what comes after it is cut off."
         ),
         "no bootstrap": _(
             "the bootstrap value is missing: after n rewards, the target network's "
