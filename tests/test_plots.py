@@ -4,7 +4,7 @@ import matplotlib
 import numpy as np
 import pytest
 
-from course_helpers.plots import plot_returns
+from course_helpers.plots import plot_policy_fit, plot_returns
 
 STEPS = [0, 1000, 2000]
 RETURNS = [9.4, 57.0, 200.0]
@@ -151,3 +151,22 @@ def test_plot_sac_training_before_anything_is_recorded_says_when_values_come(clo
 
     with pytest.raises(ValueError, match="records these values every log_interval steps"):
         plot_sac_training([], alpha=[], entropy=[], critic_loss=[], actor_loss=[])
+
+
+def test_plot_policy_fit_draws_the_target_and_the_fitted_density_over_the_actions(close_figures):
+    ax = plot_policy_fit([-0.5, 0.0, 0.5], [0.2, 1.5, 0.3], [0.4, 1.0, 0.4], alpha=0.3)
+    target, fitted = ax.get_lines()
+    assert list(target.get_ydata()) == [0.2, 1.5, 0.3]
+    assert list(fitted.get_ydata()) == [0.4, 1.0, 0.4]
+    assert ax.get_title() == "α = 0.3"
+    assert ax.get_xlabel() == "Action a"
+    legend = ax.get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == ["target exp(Q/α)/Z", "fitted actor π"]
+
+
+def test_plot_policy_fit_refuses_densities_that_do_not_match_the_grid(close_figures):
+    with pytest.raises(ValueError, match="one density value of each per action"):
+        plot_policy_fit([0.0, 0.5], [1.0], [1.0, 2.0], alpha=1.0)
+    with pytest.raises(ValueError, match="the grid of actions is empty"):
+        plot_policy_fit([], [], [], alpha=1.0)

@@ -24,6 +24,7 @@ _EXPORTS = {
     "hyperparameters": "quick",
     "is_quick_mode": "quick",
     "measured_runs": "measured_runs",
+    "plot_policy_fit": "plots",
     "plot_q_values": "plots",
     "plot_q_against_returns": "plots",
     "plot_returns": "plots",
@@ -44,6 +45,7 @@ __all__ = [
     "hyperparameters",
     "is_quick_mode",
     "measured_runs",
+    "plot_policy_fit",
     "plot_q_values",
     "plot_q_against_returns",
     "plot_returns",
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     from course_helpers.measured_runs import measured_runs
     from course_helpers.metrics import average_return
     from course_helpers.plots import (
+        plot_policy_fit,
         plot_q_against_returns,
         plot_q_values,
         plot_returns,

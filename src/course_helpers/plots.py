@@ -185,6 +185,54 @@ def plot_q_against_returns(
     return ax
 
 
+def plot_policy_fit(
+    actions: Numbers,
+    target: Numbers,
+    fitted: Numbers,
+    *,
+    alpha: float,
+    ax: Axes | None = None,
+) -> Axes:
+    """Plot, over a grid of one-dimensional actions, the density SAC's actor aims at,
+    exp(Q/α)/Z, and the density of the actor fitted to it.
+
+    Args:
+        actions: the grid of actions.
+        target: exp(Q(s, a)/α)/Z at each action of the grid.
+        fitted: the fitted actor's density π(a | s) at each action of the grid.
+        alpha: the temperature, shown in the title.
+        ax: draw into these axes instead of a new figure.
+
+    Example:
+        >>> ax = plot_policy_fit([-0.5, 0.0, 0.5], [0.2, 1.5, 0.3], [0.4, 1.0, 0.4], alpha=0.3)
+    """
+    if not len(actions) == len(target) == len(fitted):
+        raise ValueError(
+            gettext(
+                "actions, target and fitted must have the same length, got {actions}, "
+                "{target} and {fitted}: one density value of each per action of the grid."
+            ).format(actions=len(actions), target=len(target), fitted=len(fitted))
+        )
+    if len(actions) == 0:
+        raise ValueError(gettext("There is nothing to plot: the grid of actions is empty."))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot(list(actions), list(target), color="tab:blue", label=gettext("target exp(Q/α)/Z"))
+    ax.plot(
+        list(actions),
+        list(fitted),
+        color="tab:orange",
+        linestyle="--",
+        label=gettext("fitted actor π"),
+    )
+    ax.set_title(gettext("α = {alpha}").format(alpha=f"{alpha:g}"))
+    ax.set_xlabel(gettext("Action a"))
+    ax.set_ylabel(gettext("Density"))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper right")
+    return ax
+
+
 def plot_sac_training(
     steps: Numbers,
     *,

@@ -62,6 +62,10 @@ ALT_BY_CALL = {
         "Plot, step by step through one greedy episode, of the Q-value the network predicted "
         "and the discounted return that followed."
     ),
+    "course.plot_policy_fit(": (
+        "Plots, for two temperatures α, of the density exp(Q/α)/Z over a one-dimensional action "
+        "whose Q-values have two peaks, and of the squashed normal actor fitted to it."
+    ),
     "course.plot_sac_training(": (
         "Plots of SAC's temperature α, the policy's entropy and the losses against the "
         "training step."
