@@ -138,7 +138,7 @@ def replay_buffer_flow() -> Figure:
             5.5, 2.4, _("as_dataset(..., num_steps=T)\nsequences of T steps"), _LEARNING, width=3.2
         ),
         "everything": _Box(
-            9.3, 2.4, _("single_deterministic_pass\nevery item, in order"), _WATCHING, width=3.0
+            9.3, 2.4, _("single_deterministic_pass\nevery item, exactly once"), _WATCHING, width=3.0
         ),
         "train": _Box(
             3.65, 0.6, _("Training step\nagent.train(experience)"), _LEARNING, width=3.0, height=0.9
