@@ -23,6 +23,7 @@ def plot_returns(
     title: str = "Average return during training",
     target: float | None = None,
     measured: MeasuredRuns | None = None,
+    xlabel: str = "Training step",
     ax: Axes | None = None,
 ) -> Axes:
     """Plot average return against training step.
@@ -35,6 +36,7 @@ def plot_returns(
         measured: runs measured in advance (:func:`course_helpers.measured_runs`), drawn
             behind this run: the range from the lowest to the highest, their interquartile
             mean, and its 95% bootstrap interval.
+        xlabel: what the steps count (lesson 2 counts environment steps).
         ax: draw into these axes instead of a new figure.
 
     Example:
@@ -87,7 +89,7 @@ def plot_returns(
             label=gettext("target ({target})").format(target=f"{target:g}"),
         )
     ax.set_title(gettext(title))
-    ax.set_xlabel(gettext("Training step"))
+    ax.set_xlabel(gettext(xlabel))
     ax.set_ylabel(gettext("Average return"))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
@@ -100,6 +102,7 @@ def plot_q_values(
     *,
     title: str = "Q-value estimates during training",
     bound: float | None = None,
+    xlabel: str = "Training step",
     ax: Axes | None = None,
 ) -> Axes:
     """Plot the average, over a fixed set of observations, of max_a Q(s, a) at each step.
@@ -110,6 +113,7 @@ def plot_q_values(
         title: the plot's title.
         bound: draw a dashed line at the largest value a true Q-value can take, if any
             (on CartPole-v0 with gamma = 1, the 200 rewards of a full episode).
+        xlabel: what the steps count (lesson 2 counts environment steps).
         ax: draw into these axes instead of a new figure.
     """
     _same_length(steps, q_values, "q_values")
@@ -130,7 +134,7 @@ def plot_q_values(
             label=gettext("largest true value ({bound})").format(bound=f"{bound:g}"),
         )
     ax.set_title(gettext(title))
-    ax.set_xlabel(gettext("Training step"))
+    ax.set_xlabel(gettext(xlabel))
     ax.set_ylabel(gettext("Estimated Q-value"))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")

@@ -229,7 +229,7 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
     The reference is what the agent itself computes, ``agent.loss(experience)``, with the
     agent's own gamma and reward scale (``agent.loss`` alone would use ``_loss``'s defaults,
     1.0 for both; ``agent.train`` passes the agent's), and the agent's own per-pair loss
-    (``td_errors_loss_fn``: the Huber loss in the lesson, or the plain square). The typical
+    (``td_errors_loss_fn``: the plain square in the lesson, or the Huber loss). The typical
     mistakes are recomputed on the same batch and named when the answer matches one of them.
     A mistake that gives the same number on this batch (no episode end in it; a target
     network equal to the Q-network) cannot be seen, and the message says so instead of
