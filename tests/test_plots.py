@@ -156,8 +156,8 @@ def test_plot_sac_training_before_anything_is_recorded_says_when_values_come(clo
 def test_plot_policy_fit_draws_the_target_and_the_fitted_density_over_the_actions(close_figures):
     ax = plot_policy_fit([-0.5, 0.0, 0.5], [0.2, 1.5, 0.3], [0.4, 1.0, 0.4], alpha=0.3)
     target, fitted = ax.get_lines()
-    assert list(target.get_ydata()) == [0.2, 1.5, 0.3]
-    assert list(fitted.get_ydata()) == [0.4, 1.0, 0.4]
+    np.testing.assert_array_equal(np.asarray(target.get_ydata(), dtype=float), [0.2, 1.5, 0.3])
+    np.testing.assert_array_equal(np.asarray(fitted.get_ydata(), dtype=float), [0.4, 1.0, 0.4])
     assert ax.get_title() == "α = 0.3"
     assert ax.get_xlabel() == "Action a"
     legend = ax.get_legend()
