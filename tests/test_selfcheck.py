@@ -116,7 +116,7 @@ def test_a_buffer_built_as_asked_passes_with_or_without_a_channel_axis():
 
 
 @pytest.mark.parametrize("dtype", [tf.float16, tf.float64])
-def test_any_floating_point_reward_passes_since_the_exercise_names_no_dtype(dtype):
+def test_any_floating_point_reward_passes_though_the_exercise_asks_for_float32(dtype):
     assert selfcheck.replay_buffer(image_buffer(reward_dtype=dtype), **ITEM)
 
 
@@ -131,8 +131,9 @@ def test_any_floating_point_reward_passes_since_the_exercise_names_no_dtype(dtyp
         (dict(image_dtype=tf.int8), "int8, which holds -128 to 127"),
         (dict(image_dtype=tf.bool), "uint8 holds exactly those, in one byte"),
         (dict(image_shape=(4, 84, 84)), "nothing for the batch or for time"),
-        (dict(reward_shape=(1,)), "Its spec is a scalar"),
-        (dict(reward_dtype=tf.int32), "a floating-point dtype"),
+        (dict(reward_shape=(1,)), "its spec has an empty shape"),
+        (dict(reward_dtype=tf.int32), "the reward's dtype is int32"),
+        (dict(reward_dtype=tf.int8), "use tf.float32, as the question asks"),
         (dict(names=("obs", "r")), "named 'image' and 'reward'"),
     ],
 )
@@ -397,7 +398,7 @@ def test_actor_outputs_agree_with_the_tanh_normal_projection():
     [
         (8, "would be a fixed action"),
         (1, "not of a single number"),
-        (28, "for each motor"),
+        (28, "for each action dimension"),
         (16.5, "whole number"),
         (True, "whole number"),
     ],

@@ -188,15 +188,19 @@ def replay_buffer(
             ),
         )
     found = specs["reward"]
-    # (The exercise names no dtype for the reward: any floating-point one is right.)
-    floating = tf.as_dtype(found.dtype).is_floating == tf.as_dtype(reward_dtype).is_floating
-    if tuple(found.shape) != tuple(reward_shape) or not floating:
+    if tuple(found.shape) != tuple(reward_shape):
+        return Feedback(
+            False,
+            _("Not yet: a reward is one number per step, so its spec has an empty shape: ()."),
+        )
+    # The exercise asks for float32; another floating-point dtype stores rewards as well.
+    if tf.as_dtype(found.dtype).is_floating != tf.as_dtype(reward_dtype).is_floating:
         return Feedback(
             False,
             _(
-                "Not yet: a reward is one number per step. Its spec is a scalar: "
-                "an empty shape, and a floating-point dtype."
-            ),
+                "Not yet: the reward's dtype is {dtype}. TF-Agents stores rewards as "
+                "floating-point numbers: use tf.float32, as the question asks."
+            ).format(dtype=tf.as_dtype(found.dtype).name),
         )
     batch_size, max_length = int(buffer._batch_size), int(buffer._max_length)
     if (batch_size, max_length) == (steps_per_environment, environments):

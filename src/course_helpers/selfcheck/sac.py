@@ -94,26 +94,28 @@ def actor_outputs(answer: Any, action_spec: Any) -> Feedback:
     answer = whole_number(answer)
     if answer is None:
         return Feedback(False, _("Not yet: write a whole number."))
-    motors = size_of(action_spec)
-    if answer == 2 * motors:  # TanhNormalProjectionNetwork: a mean and a spread per motor
+    dimensions = size_of(action_spec)
+    if answer == 2 * dimensions:  # TanhNormalProjectionNetwork: a mean and a spread for each
         return Feedback(
             True,
             _(
-                "Right: a mean and a standard deviation for every motor; the "
-                "action is sampled from them."
+                "Right: a mean and a standard deviation for every action dimension; "
+                "the action is sampled from them."
             ),
         )
-    if answer == motors:
+    if answer == dimensions:
         hint = _(
-            "one number per motor would be a fixed action. The actor describes a "
-            "distribution: what does a normal distribution need, for each motor?"
+            "one number per action dimension would be a fixed action. The actor describes "
+            "a distribution: what does a normal distribution need, for each dimension?"
         )
     elif answer in (1, 2):
         hint = _(
-            "the actor describes the distribution of every motor's command, not of a single number."
+            "the actor describes the distribution of every action number, not of a single number."
         )
     else:
-        hint = _("count the numbers that describe a normal distribution, for each motor.")
+        hint = _(
+            "count the numbers that describe a normal distribution, for each action dimension."
+        )
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
