@@ -67,3 +67,37 @@ def test_french_spaces_are_set_where_they_belong_and_nowhere_else():
         == f"Pourquoi{NNBSP}? Voici{NBSP}: un «{NBSP}mot{NBSP}»{NNBSP}; et `x: y` puis https://a.b/c?d"
     )
     assert typography.problems(fixed, "fr") == []
+
+
+@pytest.mark.parametrize(
+    "english, french, mark",
+    [
+        # the English has "; `target_update_tau`", so the French ';' sat in a copied stretch
+        (
+            "copies of both (*target networks*); `target_update_tau` sets how slowly.",
+            "copies des deux (*réseaux cibles*) ; `target_update_tau` règle leur lenteur.",
+            "';'",
+        ),
+        # a copied error message right after the French colon
+        (
+            'It fails: "Received incompatible tensor at flattened index 0".',
+            'Elle échoue : "Received incompatible tensor at flattened index 0".',
+            "':'",
+        ),
+        # a copied paper title after the French question mark's plain space
+        (
+            "Why? Reverb: A Framework For Experience Replay.",
+            "Pourquoi ? Reverb: A Framework For Experience Replay.",
+            "'?'",
+        ),
+        # a link whose English text follows the colon
+        (
+            "See: [the TF-Agents guide to replay buffers](https://a.b/c).",
+            "Voir : [the TF-Agents guide to replay buffers](https://a.b/c).",
+            "':'",
+        ),
+    ],
+)
+def test_a_french_mark_before_text_copied_from_the_english_is_still_checked(english, french, mark):
+    found = " ".join(typography.problems(french, "fr", english))
+    assert f"not a plain space, before {mark}" in found

@@ -38,6 +38,7 @@ _SET_ASIDE = re.compile(
 )
 _COPIED = 20  # characters: a stretch this long, equal to the English, is a quotation
 _GAP = "\x00"
+_EDGES = ";:!?«» \u00a0\u202f\n"  # marks and spaces whose typography is the translation's
 
 
 def words_only(text: str, english: str = "") -> str:
@@ -55,8 +56,19 @@ def words_only(text: str, english: str = "") -> str:
     windows = {english[i : i + _COPIED] for i in range(len(english) - _COPIED + 1)}
     for start in range(len(text) - _COPIED + 1):
         window = text[start : start + _COPIED]
-        if window in windows and " " in window.strip():
-            chars[start : start + _COPIED] = _GAP * _COPIED
+        if window not in windows or " " not in window.strip():
+            continue
+        # A quotation is words: a stretch that is mostly code, already set aside, is not
+        # one ("; `target_update_tau`" equals the English but holds a French ';').
+        if sum(char.isalpha() for char in words[start : start + _COPIED]) < _COPIED // 2:
+            continue
+        # Its edges belong to the sentence around it: a mark or space there is French.
+        first, last = start, start + _COPIED
+        while first < last and text[first] in _EDGES:
+            first += 1
+        while last > first and text[last - 1] in _EDGES:
+            last -= 1
+        chars[first:last] = _GAP * (last - first)
     return "".join(chars)
 
 
