@@ -566,8 +566,8 @@ def q_values_before_termination(
             True,
             _(
                 "Right: with γ = 1 the Q-value counts the rewards still to come; "
-                "with γ < 1 each later reward counts γ times less, so the same "
-                "episode is worth less."
+                "with γ < 1 each reward weighs γ times the one before it, so the "
+                "same episode is worth less."
             ),
         )
     if _near(answers[1.0], right[gamma]) and _near(answers[gamma], right[1.0]):
@@ -601,8 +601,8 @@ def q_values_before_termination(
             )
         elif g != 1.0 and _near(value, float(steps_left)):
             hint = _(
-                "this is the value without discounting; with γ < 1 each later reward "
-                "counts γ times less."
+                "this is the value without discounting; with γ < 1 each reward weighs "
+                "γ times the one before it."
             )
         else:
             hint = _(

@@ -493,7 +493,7 @@ def n_step_targets(
     hints = {
         "no gamma": _(
             "the rewards and the bootstrap value are added without γ. Each step "
-            "further away counts γ times less."
+            "further away weighs γ times the one before it."
         ),
         "gamma once": _(
             "γ multiplies once per step, so the k-th reward after the first is "
