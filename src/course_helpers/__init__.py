@@ -24,6 +24,8 @@ _EXPORTS = {
     "hyperparameters": "quick",
     "is_quick_mode": "quick",
     "measured_runs": "measured_runs",
+    "number": "numbers",
+    "percent": "numbers",
     "plot_policy_fit": "plots",
     "plot_q_values": "plots",
     "plot_q_against_returns": "plots",
@@ -45,6 +47,8 @@ __all__ = [
     "hyperparameters",
     "is_quick_mode",
     "measured_runs",
+    "number",
+    "percent",
     "plot_policy_fit",
     "plot_q_values",
     "plot_q_against_returns",
@@ -65,6 +69,7 @@ if TYPE_CHECKING:
     from course_helpers.environments import batched_py_policy
     from course_helpers.measured_runs import measured_runs
     from course_helpers.metrics import average_return
+    from course_helpers.numbers import number, percent
     from course_helpers.plots import (
         plot_policy_fit,
         plot_q_against_returns,

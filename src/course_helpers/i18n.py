@@ -46,6 +46,11 @@ def set_language(language: str) -> None:
     _language = check_language(language)
 
 
+def current_language() -> str:
+    """The language chosen by :func:`set_language` ("en" until a lesson chooses)."""
+    return _language
+
+
 def gettext(text: str) -> str:
     """``text`` in the language chosen by :func:`set_language` (English if untranslated)."""
     return translator(_language)(text)

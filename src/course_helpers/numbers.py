@@ -1,0 +1,105 @@
+"""Numbers as the learner's language writes them: its decimal mark, digit groups and percent.
+
+A lesson in Portuguese that prints ``150,000`` says 150 to its reader. Every number a
+lesson or a helper shows goes through :func:`number` or :func:`percent`, which follow the
+rule of the lesson's language, the same rule its glossary (``locales/<lang>/GLOSSARY.md``)
+sets for the prose:
+
+>>> from course_helpers.i18n import set_language
+>>> set_language("pt-br"); number(150_000), number(0.101, 3), percent(0.4)
+('150.000', '0,101', '40%')
+>>> set_language("fr"); number(1234.5, 1), percent(0.4)
+('1\u202f234,5', '40\u00a0%')
+>>> set_language("en"); number(-2.08451, 2)
+'-2.08'
+
+Three of the styles are CLDR's (``tests/test_numbers.py`` compares them with Babel's data
+for each language's ``cldr_locale``). Spanish is the exception: its glossary writes a
+decimal point, as the code does, and groups digits with a no-break space from five digits
+on (1000, 20 000), the RAE's recommendation, which no CLDR locale combines. That is why the
+styles are written out here, rather than read from Babel at run time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import SupportsFloat
+
+from course_helpers import i18n
+from course_helpers.languages import check_language
+
+NBSP, NNBSP = "\u00a0", "\u202f"
+
+
+@dataclass(frozen=True)
+class NumberStyle:
+    """How one language writes numbers."""
+
+    #: Between the whole part and the decimals.
+    decimal: str
+    #: Between groups of three digits.
+    group: str
+    #: A whole part is grouped once it has at least this many digits (4: 1,000; 5: 1000).
+    group_from: int
+    #: A percentage, from the number already written: "{}%" or "{}" + NBSP + "%".
+    percent: str
+
+
+STYLES: dict[str, NumberStyle] = {
+    "en": NumberStyle(".", ",", 4, "{}%"),
+    "pt-br": NumberStyle(",", ".", 4, "{}%"),
+    "es": NumberStyle(".", NBSP, 5, "{}" + NBSP + "%"),
+    "fr": NumberStyle(",", NNBSP, 4, "{}" + NBSP + "%"),
+}
+
+
+def style(language: str | None = None) -> NumberStyle:
+    """The style of ``language``, or of the lesson's language (:func:`i18n.set_language`)."""
+    return STYLES[check_language(language) if language else i18n.current_language()]
+
+
+def number(value: SupportsFloat, decimals: int | None = None, language: str | None = None) -> str:
+    """``value`` written in the lesson's language, with ``decimals`` digits after the mark.
+
+    Args:
+        value: an int, a float, or anything ``float()`` accepts (a NumPy or TensorFlow
+            scalar included).
+        decimals: digits after the decimal mark; ``None`` writes a whole number as it is
+            and any other number with Python's shortest form (``repr``), as ``f"{x}"`` does.
+        language: a course language; by default the one :func:`course_helpers.setup` chose.
+    """
+    if decimals is not None and (not isinstance(decimals, int) or decimals < 0):
+        raise ValueError(f"decimals must be a whole number, 0 or more, got {decimals!r}.")
+    if isinstance(value, bool):
+        raise TypeError("number() writes numbers, not True or False.")
+    if isinstance(value, int):
+        written = str(value) if decimals is None else f"{value:.{decimals}f}"
+    else:
+        value = float(value)
+        if not math.isfinite(value):
+            return str(value)  # nan, inf and -inf read the same in every language
+        if decimals is None:
+            written = str(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
+        else:
+            written = f"{value:.{decimals}f}"
+    if "e" in written:
+        return written.replace(".", style(language).decimal)  # 1e-05: science, left as is
+    return _localize(written, style(language))
+
+
+def percent(fraction: SupportsFloat, decimals: int = 0, language: str | None = None) -> str:
+    """``fraction`` (0.4) as a percentage in the lesson's language ("40%", "40 %")."""
+    return style(language).percent.format(number(100 * float(fraction), decimals, language))
+
+
+def _localize(written: str, chosen: NumberStyle) -> str:
+    """Rewrite Python's "-1234.5" with the style's marks and groups."""
+    sign = "-" if written.startswith("-") else ""
+    whole, _, decimals = written.lstrip("-").partition(".")
+    if len(whole) >= chosen.group_from:
+        head = len(whole) % 3 or 3
+        whole = chosen.group.join(
+            [whole[:head]] + [whole[i : i + 3] for i in range(head, len(whole), 3)]
+        )
+    return sign + whole + (chosen.decimal + decimals if decimals else "")
