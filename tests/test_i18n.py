@@ -63,6 +63,10 @@ def strings_sent_to_gettext() -> set[str]:
                         and isinstance(default.value, str)
                     ):
                         found.add(default.value)
+    # The units progress bars count in, which progress() passes to gettext by variable.
+    from course_helpers.progress import UNITS
+
+    found.update(UNITS)
     # The website's alternative texts, which it passes to gettext by variable.
     from course_tools import site
 

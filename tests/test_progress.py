@@ -42,6 +42,51 @@ def test_progress_options_override_the_defaults():
     assert progress(2, "Training", file=io.StringIO()).mininterval == 0.5
 
 
+@pytest.fixture
+def in_language(monkeypatch):
+    from course_helpers import i18n
+
+    return lambda code: monkeypatch.setattr(i18n, "_language", code)
+
+
+def drawn(**options) -> str:
+    """The text of a bar of 25 calls, each counting 40 steps, after 10 calls."""
+    bar = progress(25, "Training", file=io.StringIO(), mininterval=0, ncols=100, **options)
+    bar.update(10)
+    return str(bar)
+
+
+def test_a_french_bar_writes_its_words_and_numbers_in_french(in_language):
+    in_language("fr")
+    text = drawn(unit="step", unit_scale=40)
+    assert text.startswith("Entraînement\u00a0: 40\u00a0%|")  # not "Entraînement: 40%"
+    assert "| 400/1\u202f000 [" in text  # not "1000" nor "1,000"
+    assert " pas/s]" in text  # not "step/s"
+
+
+def test_a_portuguese_bar_groups_thousands_with_a_point(in_language):
+    in_language("pt-br")
+    text = drawn(unit="episode", unit_scale=400)
+    assert text.startswith("Treinamento:  40%|")
+    assert "| 4.000/10.000 [" in text  # "10,000" would read as ten in Portuguese
+    assert " episódio/s]" in text
+
+
+def test_a_slow_bar_writes_seconds_per_unit_with_the_languages_decimal_mark(in_language):
+    from course_helpers.progress import _localized_fields
+
+    in_language("fr")
+    fields = {"n": 1, "total": 5, "elapsed": 4.0, "rate": 0.25, "unit": "image"}
+    fields.update(unit_scale=False, prefix="Enregistrement")
+    assert _localized_fields(fields)["rate_l"] == "4,00 s/image"
+
+
+def test_an_english_bar_keeps_tqdms_layout():
+    text = drawn()
+    assert text.startswith("Training:  40%|")
+    assert "| 10/25 [" in text and " it/s]" in text
+
+
 def run_driver(env, policy, observer, **limits):
     from tf_agents.drivers import py_driver
 

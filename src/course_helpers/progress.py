@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from course_helpers.i18n import gettext
@@ -16,22 +17,79 @@ T = TypeVar("T")
 def progress(iterable: Iterable[T] | int, description: str, **kwargs) -> tqdm:
     """Wrap a loop in a tqdm bar (a widget in JupyterLab, text elsewhere).
 
+    The bar speaks the lesson's language: its description and unit come from the helpers'
+    catalog, and its counts, percentage and rate are written as the language writes
+    numbers (:mod:`course_helpers.numbers`): "Entraînement : 40 %", "1.500/10.000".
+
     Args:
         iterable: what the loop runs over, or an int ``n`` for ``range(n)``.
         description: a few words shown left of the bar, e.g. "Training"; shown in the
             lesson's language when the helpers' catalog translates it.
-        **kwargs: passed to tqdm, e.g. ``total=`` for a generator.
+        **kwargs: passed to tqdm, e.g. ``total=`` for a generator, ``unit="step"`` (one of
+            :data:`UNITS`, translated too) or ``unit_scale=40`` (each update counts 40).
 
     Example:
         >>> for step in progress(3, "Training", disable=True):
         ...     pass
     """
-    from tqdm.auto import tqdm
-
     steps = range(iterable) if isinstance(iterable, int) else iterable
     kwargs.setdefault("mininterval", 0.5)
     kwargs.setdefault("dynamic_ncols", True)
-    return tqdm(steps, desc=gettext(description), **kwargs)
+    kwargs["unit"] = gettext(kwargs.get("unit", "it"))
+    return _localized_tqdm()(steps, desc=gettext(description), **kwargs)
+
+
+#: The units the helpers and lessons count in, each translated in the helpers' catalog.
+UNITS = ("it", "step", "episode", "frame", "pkg", "file")
+#: The bar's layout where the total is known: tqdm's own, with localized fields.
+_LAYOUT = "{desc_l}{percentage_l}|{bar}| {n_l}/{total_l} [{elapsed}<{remaining}, {rate_l}{postfix}]"
+
+
+@cache
+def _localized_tqdm() -> type:
+    """tqdm.auto's class (the notebook widget or the text bar), writing numbers as the
+    lesson's language does. tqdm has no locale setting: its fields are replaced here."""
+    from tqdm.auto import tqdm
+
+    class LocalizedTqdm(tqdm):
+        @property
+        def format_dict(self) -> dict[str, Any]:
+            fields = super().format_dict
+            # A total to count towards, and no layout or SI prefixes (k, M) asked for.
+            if (
+                fields["total"]
+                and fields["bar_format"] is None
+                and fields["unit_scale"] is not True
+            ):
+                fields.update(bar_format=_LAYOUT, **_localized_fields(fields))
+            return fields
+
+    return LocalizedTqdm
+
+
+def _localized_fields(fields: dict[str, Any]) -> dict[str, str]:
+    """The counts, percentage, rate and description of a bar, in the lesson's language."""
+    from course_helpers.numbers import number, percent
+
+    scale = fields["unit_scale"] if fields["unit_scale"] not in (None, False, True) else 1
+    done, total, unit = fields["n"] * scale, fields["total"] * scale, fields["unit"]
+    rate = fields["rate"]
+    if rate is None and fields["elapsed"]:
+        rate = fields["n"] / fields["elapsed"]
+    if not rate:
+        written_rate = f"? {unit}/s"
+    elif rate * scale < 1:  # slower than one a second: seconds per unit, as tqdm writes it
+        written_rate = f"{number(1 / (rate * scale), 2)} s/{unit}"
+    else:
+        written_rate = f"{number(rate * scale, 2)} {unit}/s"
+    description = fields["prefix"]
+    return {
+        "desc_l": gettext("{description}: ").format(description=description) if description else "",
+        "percentage_l": percent(done / total).rjust(4),
+        "n_l": number(done),
+        "total_l": number(total),
+        "rate_l": written_rate,
+    }
 
 
 class ProgressObserver:
