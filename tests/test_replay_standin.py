@@ -477,6 +477,26 @@ def test_sampling_below_the_rate_limiters_min_size_says_to_collect_more(standin)
     assert experience.observation.shape == (8, 2, 1)
 
 
+def test_the_stand_ins_errors_speak_the_lessons_language(standin, monkeypatch):
+    import tensorflow as tf
+
+    from course_helpers import i18n
+
+    monkeypatch.setattr(i18n, "_language", "fr")
+    server, buffer, observer = standin_pipeline(standin, min_size=5)
+    dataset = buffer.as_dataset(sample_batch_size=8, num_steps=2)
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match=r"La table 'uniform_table' contient 0 éléments.*au moins 5.*Collectez",
+    ):
+        next(iter(dataset))
+    server.stop()
+    with pytest.raises(RuntimeError, match="Ce serveur Reverb, qui tournait dans ce processus"):
+        standin.reverb.TrajectoryDataset.from_table_signature(
+            f"localhost:{server.port}", "uniform_table", max_in_flight_samples_per_worker=8
+        )
+
+
 def test_unknown_and_duplicate_table_names_list_the_known_tables(standin):
     spec = trajectory_spec()
     table = make_table(standin.reverb, spec)

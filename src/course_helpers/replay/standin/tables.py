@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from course_helpers.i18n import gettext
+
 #: Where an unsupported feature can be used instead.
 ELSEWHERE = (
     "The real Reverb supports it: run the lesson on Python 3.11 (Binder or a local install)."
@@ -128,9 +130,11 @@ class Items:
             size = self.size()
             if size < min_size:
                 raise ValueError(
-                    f"The table {table_name!r} holds {size} items, but its rate limiter needs at "
-                    f"least {min_size} before sampling. Collect more steps first (Reverb would "
-                    "wait forever here: nothing else in this process can add them)."
+                    gettext(
+                        "The table {table} holds {size} items, but its rate limiter needs at "
+                        "least {min_size} before sampling. Collect more steps first (Reverb "
+                        "would wait forever here: nothing else in this process can add them)."
+                    ).format(table=repr(table_name), size=size, min_size=min_size)
                 )
             keys = self.written - size + (uniform * size).astype(np.int64)
             return [field[keys % self.max_size] for field in self.fields] + [keys, np.int64(size)]
@@ -222,8 +226,12 @@ class Table:
             self._items = Items(step_spec, sequence_length, self.max_size)
         elif self._items.sequence_length != sequence_length:
             raise ValueError(
-                f"Table '{self.name}' holds items of {self._items.sequence_length} steps; the "
-                f"in-process stand-in cannot also store items of {sequence_length} steps."
+                gettext(
+                    "Table {table} holds items of {stored} steps; the in-process stand-in "
+                    "cannot also store items of {asked} steps."
+                ).format(
+                    table=repr(self.name), stored=self._items.sequence_length, asked=sequence_length
+                )
             )
         return self._items
 
@@ -263,7 +271,7 @@ class Server:
 
     def _table(self, name: str) -> Table:
         if self._stopped:
-            raise RuntimeError("This in-process Reverb server was stopped.")
+            raise RuntimeError(gettext("This in-process Reverb server was stopped."))
         if name not in self._tables:
             known = ", ".join(map(repr, self._tables))
             raise KeyError(f"No table named {name!r}. Known tables: {known}.")
@@ -284,8 +292,10 @@ class Server:
         )
         if server is None:
             raise ValueError(
-                f"No in-process Reverb server at {server_address!r}. The stand-in finds a "
-                'server by f"localhost:{server.port}" of a Server created in this process.'
+                gettext(
+                    "No in-process Reverb server at {address}. The stand-in finds a server by "
+                    "the address {example} of a Server created in this process."
+                ).format(address=repr(server_address), example='f"localhost:{server.port}"')
             )
         return server
 
@@ -323,9 +333,11 @@ class TrajectoryDataset:
                 length = tf.nest.flatten(chosen.signature)[0].shape[0]
             if length is None:
                 raise ValueError(
-                    f"Table {table!r} has no signature with a fixed sequence length, and nothing "
-                    "opened it yet: give reverb.Table a signature such as "
-                    "tensor_spec.add_outer_dim(spec, 2), or create the ReverbReplayBuffer first."
+                    gettext(
+                        "Table {table} has no signature with a fixed sequence length, and "
+                        "nothing opened it yet: give reverb.Table a signature such as {example}, "
+                        "or create the ReverbReplayBuffer first."
+                    ).format(table=repr(table), example="tensor_spec.add_outer_dim(spec, 2)")
                 )
             chosen._open(int(length), None)
         items = chosen._items
