@@ -457,16 +457,22 @@ def test_stand_in_stores_the_same_items_as_real_reverb(standin, sequence_length,
 # --- Errors a learner may meet ---------------------------------------------------------------
 
 
-def test_sampling_below_the_rate_limiters_min_size_says_to_collect_more(standin):
+def sample_too_early(standin, message):
+    """Sample a table that needs 5 items before it has any; expect ``message``."""
     import tensorflow as tf
 
     server, buffer, observer = standin_pipeline(standin, min_size=5)
     dataset = buffer.as_dataset(sample_batch_size=8, num_steps=2)
-    with pytest.raises(
-        tf.errors.InvalidArgumentError,
-        match=r"'uniform_table' holds 0 items.*at least 5.*Collect more steps",
-    ):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         next(iter(dataset))
+    return server, dataset, observer
+
+
+def test_sampling_below_the_rate_limiters_min_size_says_to_collect_more(standin):
+    import tensorflow as tf
+
+    message = r"'uniform_table' holds 0 items.*at least 5.*Collect more steps"
+    server, dataset, observer = sample_too_early(standin, message)
     for step in stream([], unfinished=4):
         observer(step)
     with pytest.raises(tf.errors.InvalidArgumentError, match="holds 3 items"):
@@ -478,18 +484,11 @@ def test_sampling_below_the_rate_limiters_min_size_says_to_collect_more(standin)
 
 
 def test_the_stand_ins_errors_speak_the_lessons_language(standin, monkeypatch):
-    import tensorflow as tf
-
     from course_helpers import i18n
 
     monkeypatch.setattr(i18n, "_language", "fr")
-    server, buffer, observer = standin_pipeline(standin, min_size=5)
-    dataset = buffer.as_dataset(sample_batch_size=8, num_steps=2)
-    with pytest.raises(
-        tf.errors.InvalidArgumentError,
-        match=r"La table 'uniform_table' contient 0 éléments.*au moins 5.*Collectez",
-    ):
-        next(iter(dataset))
+    message = r"La table 'uniform_table' contient 0 éléments.*au moins 5.*Collectez"
+    server, _, _ = sample_too_early(standin, message)
     server.stop()
     with pytest.raises(RuntimeError, match="Ce serveur Reverb, qui tournait dans ce processus"):
         standin.reverb.TrajectoryDataset.from_table_signature(
