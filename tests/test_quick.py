@@ -130,6 +130,23 @@ def test_repr_shows_full_size_run_and_no_quick_notes_when_quick_mode_is_off(quic
     assert "quick mode (full" not in text
 
 
+@pytest.mark.parametrize(
+    "language, iterations, gamma",
+    [("pt-br", "150.000", "0,99"), ("fr", "150\u202f000", "0,99"), ("es", "150\u00a0000", "0.99")],
+)
+def test_the_table_writes_numbers_as_the_lessons_language_does(
+    quick_on, monkeypatch, language, iterations, gamma
+):
+    from course_helpers import i18n
+
+    monkeypatch.setattr(i18n, "_language", language)
+    hp = hyperparameters(num_iterations=150_000, gamma=0.99, quick=dict(num_iterations=300))
+    lines = repr(hp).splitlines()
+    assert f" {iterations})" in next(line for line in lines if line.startswith("num_iterations"))
+    assert f"  {gamma}" in next(line for line in lines if line.startswith("gamma"))
+    assert "150,000" not in repr(hp)  # which reads as 150 in Portuguese and French
+
+
 def test_repr_shows_a_bool_full_value_as_a_bool(quick_on):
     hp = hyperparameters(use_target_network=True, quick=dict(use_target_network=False))
     assert "quick mode (full: True)" in repr(hp)

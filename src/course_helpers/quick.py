@@ -185,5 +185,10 @@ def hyperparameters(*, quick: Mapping[str, Any] | None = None, **full: Any) -> H
 
 
 def _show(value: Any) -> str:
-    """Integers with thousands separators (20,000), everything else as str()."""
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+    """Numbers as the lesson's language writes them (20,000; 20.000 in Portuguese; 0,99 in
+    French), everything else as str()."""
+    from course_helpers.numbers import number
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(value)
+    return str(value)
