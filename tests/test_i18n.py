@@ -130,7 +130,7 @@ def test_the_hyperparameter_table_follows_the_lesson_language(monkeypatch):
     table = repr(course.hyperparameters(num_iterations=20_000, quick=dict(num_iterations=300)))
     assert table.splitlines() == [
         "Modo rápido ACTIVADO: los valores marcados abajo se han reducido para una ejecución rápida.",
-        "num_iterations  300  modo rápido (valor completo: 20,000)",
+        "num_iterations  300  modo rápido (valor completo: 20\u00a0000)",
     ]
 
 
