@@ -245,3 +245,11 @@ def test_course_hyperparameters_rejects_a_value_of_the_wrong_type(
     monkeypatch.setenv("COURSE_HYPERPARAMETERS", setting)
     with pytest.raises(ValueError, match=f"COURSE_HYPERPARAMETERS: {name} must be a {kind}"):
         hyperparameters(**{name: full})
+
+
+def test_a_mistyped_quick_name_is_explained_in_the_lessons_language(quick_off, monkeypatch):
+    from course_helpers import i18n
+
+    monkeypatch.setattr(i18n, "_language", "pt-br")
+    with pytest.raises(ValueError, match="não está entre os hiperparâmetros"):
+        hyperparameters(num_iterations=20_000, quick=dict(num_iteration=300))

@@ -129,7 +129,9 @@ def as_py_policy(policy: Any, batched: bool = False):
         return policy
     if isinstance(policy, tf_policy.TFPolicy):
         return _compiled(policy, batched)
-    raise TypeError(f"Expected a TF-Agents policy, got {type(policy).__name__}.")
+    raise TypeError(
+        gettext("Expected a TF-Agents policy, got {kind}.").format(kind=type(policy).__name__)
+    )
 
 
 # A TF policy is wrapped once and reused, so that evaluating it every 1,000 steps does not

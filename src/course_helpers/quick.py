@@ -129,8 +129,10 @@ def overrides(full: Mapping[str, Any]) -> dict[str, Any]:
         name = name.strip()
         if not sep or name not in full:
             raise ValueError(
-                f"{OVERRIDES_VARIABLE}: cannot use {item!r}. Write name=value pairs separated "
-                f"by commas, with names from: {', '.join(full)}."
+                gettext(
+                    "{variable}: cannot use {item}. Write name=value pairs separated by "
+                    "commas, with names from: {names}."
+                ).format(variable=OVERRIDES_VARIABLE, item=repr(item), names=", ".join(full))
             )
         kind = type(full[name])
         try:
@@ -147,7 +149,12 @@ def overrides(full: Mapping[str, Any]) -> dict[str, Any]:
             value = None
         if value is None:
             raise ValueError(
-                f"{OVERRIDES_VARIABLE}: {name} must be a {kind.__name__}, got {text.strip()!r}."
+                gettext("{variable}: {name} must be a {kind}, got {value}.").format(
+                    variable=OVERRIDES_VARIABLE,
+                    name=name,
+                    kind=kind.__name__,
+                    value=repr(text.strip()),
+                )
             )
         result[name] = value
     return result
@@ -171,15 +178,20 @@ def hyperparameters(*, quick: Mapping[str, Any] | None = None, **full: Any) -> H
     unknown = sorted(set(quick) - set(full))
     if unknown:
         raise ValueError(
-            f"quick=... names {', '.join(map(repr, unknown))}, which "
-            f"{'is' if len(unknown) == 1 else 'are'} not among the hyperparameters "
-            f"({', '.join(full)}). Check the spelling, or add the full value too."
+            gettext(
+                "quick=... names {unknown}, not among the hyperparameters ({names}). Check "
+                "the spelling, or add the full value too."
+            ).format(unknown=", ".join(map(repr, unknown)), names=", ".join(full))
         )
     for name, value in quick.items():
         if type(value) is not type(full[name]):
             raise TypeError(
-                f"Quick value for {name!r} is {type(value).__name__} but the full value is "
-                f"{type(full[name]).__name__}; give both the same type."
+                gettext(
+                    "The quick value of {name} is a {quick} but the full value a {full}; "
+                    "give both the same type."
+                ).format(
+                    name=repr(name), quick=type(value).__name__, full=type(full[name]).__name__
+                )
             )
     return Hyperparameters(full, quick, is_quick_mode(), overrides(full))
 

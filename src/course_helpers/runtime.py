@@ -217,7 +217,11 @@ def requires(line: str, cell: str) -> None:
 
     package = line.strip()
     if not package or " " in package:
-        raise UsageError("Usage: %%requires <package>, e.g. %%requires reverb")
+        raise UsageError(
+            i18n.gettext("Usage: {usage}, for example {example}").format(
+                usage="%%requires <package>", example="%%requires reverb"
+            )
+        )
     if package == "reverb":
         available = replay.backend() == "reverb"
     else:
