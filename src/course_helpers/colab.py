@@ -47,8 +47,12 @@ def detect_runtime() -> str:
     if forced:
         if forced not in RUNTIMES:
             raise ValueError(
-                f"{RUNTIME_VARIABLE}={forced!r} is not a runtime this course knows. "
-                f"Use one of: {', '.join(RUNTIMES)}, or unset it to detect the runtime."
+                i18n.gettext(
+                    "{variable}={value} is not a runtime this course knows. Use one of: "
+                    "{runtimes}, or unset it to detect the runtime."
+                ).format(
+                    variable=RUNTIME_VARIABLE, value=repr(forced), runtimes=", ".join(RUNTIMES)
+                )
             )
         return forced
     if "google.colab" in sys.modules or importlib.util.find_spec("google.colab") is not None:
@@ -416,7 +420,11 @@ def _compile_wheel(package: Package, python: str, bar) -> Path:
         _run_pip(package, command, bar, env=environment, on_tick=count_objects, retry=by_hand)
         built = sorted(Path(scratch).glob("*.whl"))
         if len(built) != 1:
-            raise InstallFailed(f"pip wheel made {len(built)} wheels for {package.requirement}.")
+            raise InstallFailed(
+                i18n.gettext("pip wheel made {count} wheels for {package}, not one.").format(
+                    count=len(built), package=package.requirement
+                )
+            )
         # Copy, then rename: another kernel never sees half a wheel in the cache.
         partial = folder / (built[0].name + ".partial")
         shutil.copyfile(built[0], partial)

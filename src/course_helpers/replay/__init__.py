@@ -25,6 +25,8 @@ import importlib.util
 import os
 from typing import Any
 
+from course_helpers.i18n import gettext
+
 #: The environment variable that chooses the backend: ``reverb`` or ``inprocess``.
 BACKEND_VARIABLE = "COURSE_REPLAY"
 _BACKENDS = ("reverb", "inprocess")
@@ -51,13 +53,17 @@ def backend() -> str:
         return "reverb" if reverb_available() else "inprocess"
     if choice not in _BACKENDS:
         raise ValueError(
-            f"{BACKEND_VARIABLE}={raw!r} is not understood. Set it to 'reverb' or 'inprocess', "
-            "or leave it unset to use Reverb where it is installed."
+            gettext(
+                "{variable}={value} is not understood. Set it to 'reverb' or 'inprocess', or "
+                "leave it unset to use Reverb where it is installed."
+            ).format(variable=BACKEND_VARIABLE, value=repr(raw))
         )
     if choice == "reverb" and not reverb_available():
         raise ModuleNotFoundError(
-            f"{BACKEND_VARIABLE}=reverb, but dm-reverb is not installed here (it installs only "
-            "on Python 3.11 or older). Unset it to use the in-process stand-in."
+            gettext(
+                "{variable}=reverb, but dm-reverb is not installed here (it installs only on "
+                "Python 3.11 or older). Unset it to use the in-process stand-in."
+            ).format(variable=BACKEND_VARIABLE)
         )
     return choice
 
