@@ -242,3 +242,12 @@ def test_batched_py_policy_drives_a_batch_of_cartpoles_with_numpy_actions(tf_car
     assert seen and all(type(t.action) is np.ndarray and t.action.shape == (4,) for t in seen)
     assert sum(int(np.sum(~t.is_boundary())) for t in seen) >= 40
     batch.close()
+
+
+def test_a_spec_in_the_mismatch_message_is_described_in_the_lessons_language(monkeypatch):
+    from course_helpers import i18n
+    from course_helpers.environments import _describe
+
+    monkeypatch.setattr(i18n, "_language", "fr")
+    action = array_spec.BoundedArraySpec((8,), np.float32, minimum=-0.5, maximum=0.5)
+    assert _describe(action, "action") == "forme (8,) float32 de -0,5 à 0,5"

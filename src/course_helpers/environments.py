@@ -232,9 +232,13 @@ def _bounds(spec: Any) -> str:
     low, high = (np.broadcast_to(v, tuple(spec.shape)) for v in (spec.minimum, spec.maximum))
 
     def show(v: Any) -> str:
-        return str(v.flat[0]) if v.size and (v == v.flat[0]).all() else str(v.tolist())
+        from course_helpers.numbers import number
 
-    return f"from {show(low)} to {show(high)}"
+        if v.size and (v == v.flat[0]).all():
+            return number(v.flat[0].item())
+        return "[" + ", ".join(number(x) for x in v.flatten().tolist()) + "]"
+
+    return gettext("from {low} to {high}").format(low=show(low), high=show(high))
 
 
 def _describe(spec: Any, what: str = "observation") -> str:
@@ -244,7 +248,10 @@ def _describe(spec: Any, what: str = "observation") -> str:
         " ".join(
             filter(
                 None,
-                (f"shape {tuple(s.shape)} {_dtype(s)}", _bounds(s) if what == "action" else ""),
+                (
+                    gettext("shape {shape} {dtype}").format(shape=tuple(s.shape), dtype=_dtype(s)),
+                    _bounds(s) if what == "action" else "",
+                ),
             )
         )
         for s in tf.nest.flatten(spec)
