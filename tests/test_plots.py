@@ -170,3 +170,27 @@ def test_plot_policy_fit_refuses_densities_that_do_not_match_the_grid(close_figu
         plot_policy_fit([0.0, 0.5], [1.0], [1.0, 2.0], alpha=1.0)
     with pytest.raises(ValueError, match="the grid of actions is empty"):
         plot_policy_fit([], [], [], alpha=1.0)
+
+
+def test_tick_labels_and_legends_write_numbers_as_the_lessons_language_does(
+    close_figures, monkeypatch
+):
+    from course_helpers import i18n
+    from course_helpers.plots import plot_q_values, plot_sac_training
+
+    monkeypatch.setattr(i18n, "_language", "fr")
+    ax = plot_q_values([0, 5_000, 10_000], [1.0, 40.5, 86.0], bound=86.6033)
+    ax.figure.canvas.draw()
+    xticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert "10\u202f000" in xticks and not any("," in t and "\u202f" not in t for t in xticks)
+    legend = ax.get_legend()
+    assert legend is not None
+    assert any("(86,6)" in t.get_text() for t in legend.get_texts())
+    steps = list(range(5_000, 150_001, 5_000))
+    ones = [1.0] * len(steps)
+    figure = plot_sac_training(steps, alpha=ones, entropy=ones, critic_loss=ones, actor_loss=ones)
+    figure.canvas.draw()
+    bottom = figure.axes[2]
+    labels = [t.get_text() for t in bottom.get_xticklabels() if t.get_text()]
+    assert len(labels) <= 6  # "100000120000140000" ran together with eight
+    assert "120\u202f000" in labels

@@ -11,9 +11,27 @@ from matplotlib.figure import Figure
 
 from course_helpers.i18n import gettext
 from course_helpers.measured_runs import MeasuredRuns
+from course_helpers.numbers import number
 
 #: Steps or values as lessons hold them: a list, or a NumPy array.
 Numbers = Sequence[float] | np.ndarray
+
+
+def _tick(value: float, _position: object = None) -> str:
+    """A tick label in the lesson's language: 20,000 / 20.000 / 20 000, 0.5 / 0,5."""
+    return number(float(f"{value:.10g}"))  # 0.30000000000000004 is drawn as 0.3
+
+
+def _localize_axes(ax: Axes, x_ticks: int | None = None) -> None:
+    """Tick labels written as the lesson's language writes numbers (a log axis keeps its
+    powers of ten); ``x_ticks`` caps the x axis's ticks where long numbers would collide."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "linear":
+            axis.set_major_formatter(FuncFormatter(_tick))
+    if x_ticks is not None:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=x_ticks))
 
 
 def plot_returns(
@@ -86,11 +104,12 @@ def plot_returns(
             target,
             linestyle="--",
             color="grey",
-            label=gettext("target ({target})").format(target=f"{target:g}"),
+            label=gettext("target ({target})").format(target=number(target)),
         )
     ax.set_title(gettext(title))
     ax.set_xlabel(gettext(xlabel))
     ax.set_ylabel(gettext("Average return"))
+    _localize_axes(ax)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     return ax
@@ -131,11 +150,12 @@ def plot_q_values(
             bound,
             linestyle="--",
             color="grey",
-            label=gettext("largest true value ({bound})").format(bound=f"{bound:g}"),
+            label=gettext("largest true value ({bound})").format(bound=number(round(bound, 1))),
         )
     ax.set_title(gettext(title))
     ax.set_xlabel(gettext(xlabel))
     ax.set_ylabel(gettext("Estimated Q-value"))
+    _localize_axes(ax)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     return ax
@@ -183,6 +203,7 @@ def plot_q_against_returns(
     ax.set_title(gettext(title))
     ax.set_xlabel(gettext("Step of the episode"))
     ax.set_ylabel(gettext("Value"))
+    _localize_axes(ax)
     ax.set_ylim(bottom=min(0.0, float(np.min(predicted)), float(np.min(observed))))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower left")
@@ -229,9 +250,10 @@ def plot_policy_fit(
         linestyle="--",
         label=gettext("fitted actor π"),
     )
-    ax.set_title(gettext("α = {alpha}").format(alpha=f"{alpha:g}"))
+    ax.set_title(gettext("α = {alpha}").format(alpha=number(alpha)))
     ax.set_xlabel(gettext("Action a"))
     ax.set_ylabel(gettext("Density"))
+    _localize_axes(ax)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper right")
     return ax
@@ -287,10 +309,12 @@ def plot_sac_training(
             target_entropy,
             linestyle="--",
             color="grey",
-            label=gettext("target entropy ({target})").format(target=f"{target_entropy:g}"),
+            label=gettext("target entropy ({target})").format(target=number(target_entropy)),
         )
         axes[0, 1].legend(loc="upper right")
     axes[0, 0].set_yscale("log")
+    for ax in axes.flat:
+        _localize_axes(ax, x_ticks=5)  # 8 ticks of "120,000" collide in a panel this wide
     for ax in axes[1]:
         ax.set_xlabel(gettext("Training step"))
     figure.tight_layout()
