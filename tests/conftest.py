@@ -19,7 +19,11 @@ import course_helpers  # noqa: E402
 
 course_helpers.setup()
 
+from pathlib import Path  # noqa: E402
+
 import pytest  # noqa: E402
+
+from course_helpers.languages import TRANSLATED  # noqa: E402
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -33,6 +37,44 @@ def pytest_collection_modifyitems(config, items):
             item.get_closest_marker("notebook") is None and item.get_closest_marker("site") is None
         ):
             item.add_marker(pytest.mark.unit)
+
+
+class OnScreen:
+    """Fails a cell of a translated lesson whose output shows English: a helper's text or
+    a number in English format (tests/on_screen.py). A plugin, not a hook of this file:
+    a conftest's hooks reach only the tests below it, and the lessons are in notebooks/."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        path = Path(str(item.fspath))
+        language = path.parent.name
+        if not (
+            call.when == "call"
+            and report.passed
+            and path.suffix == ".ipynb"
+            and path.parent.parent.name == "notebooks"
+            and language in TRANSLATED
+        ):
+            return
+        import on_screen
+
+        found = on_screen.problems(language, getattr(item, "test_outputs", None) or [])
+        if found:
+            cell = getattr(item, "cell", {})
+            report.outcome = "failed"
+            report.longrepr = (
+                f"{path.relative_to(path.parents[2])}, cell {cell.get('id', item.name)!r} "
+                f"shows English to a {language} learner:\n- "
+                + "\n- ".join(found)
+                + "\nRoute the text through the helpers' catalog, or the number through "
+                "course.number()."
+            )
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(OnScreen(), "course-on-screen")
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,8 @@
 """The `course` command: list, run and lab."""
 
+import contextlib
 import json
+import os
 import re
 import secrets
 import socket
@@ -70,10 +72,11 @@ def test_course_without_a_command_exits_with_a_usage_error(capsys):
     assert "usage: course" in capsys.readouterr().err
 
 
-def test_course_lab_passes_every_option_to_jupyter_lab(project, monkeypatch):
+def test_course_lab_passes_every_option_to_jupyter_lab(project, monkeypatch, tmp_path):
     # os.execve would replace the test process: record the command instead.
     calls = []
     monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: calls.append((path, argv)))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     options = ["--no-browser", "--port", "8890", "--ServerApp.token=abc", "--allow-root"]
     assert cli.main(["lab", *options]) == 0
     ((path, argv),) = calls
@@ -83,8 +86,24 @@ def test_course_lab_passes_every_option_to_jupyter_lab(project, monkeypatch):
         "-m",
         "jupyterlab",
         f"--ServerApp.root_dir={project / 'notebooks'}",
+        f"--LabApp.app_settings_dir={tmp_path / 'tf-agents-course' / 'lab-settings'}",
         *options,
     ]
+
+
+def test_course_lab_in_a_language_opens_that_languages_folder(project, monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: calls.append(argv))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cli.main(["lab", "--lang", "es", "--no-browser"]) == 0
+    assert "--LabApp.default_url=/lab/tree/es" in calls[0]
+    language_file = tmp_path / "tf-agents-course/lab-settings/overrides.d/course-language.json"
+    assert json.loads(language_file.read_text()) == {
+        "@jupyterlab/translation-extension:plugin": {"locale": "es_ES"}
+    }
+    # Without --lang, JupyterLab's own choice of language comes back.
+    assert cli.main(["lab", "--no-browser"]) == 0
+    assert not language_file.exists()
 
 
 @pytest.mark.parametrize("uid, expected", [(0, ["--allow-root"]), (1000, [])])
@@ -116,27 +135,22 @@ INSTRUCTOR_PLUGINS = {
 }
 
 
-# Starts a Jupyter kernel or server: a `notebook` test.
-@pytest.mark.notebook
-@pytest.mark.parametrize("instructor", [False, True], ids=["learner", "instructor"])
-def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_when_asked(
-    instructor,
-):
+@contextlib.contextmanager
+def running_course_lab(*arguments: str, environment: dict | None = None):
+    """Start `course lab` with ``arguments`` on a free port; yield (base URL, token) once
+    it answers, and stop it afterwards."""
     port, token = free_port(), secrets.token_hex(16)
-    course = Path(sys.executable).parent / "course"
     server = subprocess.Popen(
         [
-            str(course),
+            str(Path(sys.executable).parent / "course"),
             "lab",
-            *(["--instructor"] if instructor else []),
-            "--no-browser",
-            "--port",
-            str(port),
-            f"--ServerApp.token={token}",
+            *arguments,
+            *("--no-browser", "--port", str(port), f"--ServerApp.token={token}"),
             "--ServerApp.open_browser=False",
             "--allow-root",
         ],
         cwd=REPOSITORY,
+        env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -147,10 +161,10 @@ def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_
         deadline = time.monotonic() + 60
         while True:
             try:
-                status, body = get(f"{base}/api/contents/en?token={token}")
+                get(f"{base}/api/status?token={token}")
                 break
             except urllib.error.HTTPError:
-                raise  # the server answered, but not with the listing
+                raise  # the server answered, but refused
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 if server.poll() is not None:
                     pytest.fail(
@@ -159,6 +173,25 @@ def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_
                 if time.monotonic() > deadline:
                     pytest.fail("course lab did not answer within 60 seconds")
                 time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        server.stderr.close()
+
+
+# Starts a Jupyter kernel or server: a `notebook` test.
+@pytest.mark.notebook
+@pytest.mark.parametrize("instructor", [False, True], ids=["learner", "instructor"])
+def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_when_asked(
+    instructor,
+):
+    with running_course_lab(*(["--instructor"] if instructor else [])) as (base, token):
+        status, body = get(f"{base}/api/contents/en?token={token}")
         assert status == 200
         listing = json.loads(body)
         served = {item["name"] for item in listing["content"] if item["name"].endswith(".ipynb")}
@@ -193,11 +226,64 @@ def test_course_lab_serves_the_lessons_in_jupyterlab_with_instructor_tools_only_
         except urllib.error.HTTPError as error:
             formgrader = error.code
         assert (formgrader == 404) is not instructor
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        server.stderr.close()
+
+
+def settings(base: str, plugin: str, token: str) -> dict:
+    """The defaults JupyterLab's page receives for ``plugin``'s settings: the schema's, with
+    the overrides applied (the page adds the learner's own settings on top)."""
+    answer = json.loads(get(f"{base}/lab/api/settings/{plugin}?token={token}")[1])
+    return {name: value.get("default") for name, value in answer["schema"]["properties"].items()}
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+# Starts a Jupyter server: a `notebook` test.
+@pytest.mark.notebook
+def test_course_lab_in_a_language_shows_its_menus_and_no_news_and_binder_links_switch_it(
+    tmp_path,
+):
+    """`course lab --lang pt-br` opens JupyterLab in Portuguese without the news pop-up, and
+    /course/lab/fr/<path> (where each French Binder link goes) switches it to French."""
+    environment = {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "user-settings"),  # not the tester's own
+    }
+    with running_course_lab("--lang", "pt-br", environment=environment) as (base, token):
+        locale = settings(base, "@jupyterlab/translation-extension:plugin", token)
+        assert locale["locale"] == "pt_BR"
+        news = settings(base, "@jupyterlab/apputils-extension:notification", token)
+        assert news["fetchNews"] == "false"  # never asks; "none" would ask
+        # The learner's own settings folder is not where these defaults went.
+        assert (tmp_path / "cache/tf-agents-course/lab-settings/overrides.json").is_file()
+
+        def open_in(code: str) -> str:
+            """Follow a Binder link's path; return where it sends the browser, and the
+            learner's own language setting afterwards."""
+            opener = urllib.request.build_opener(NoRedirect)
+            with pytest.raises(urllib.error.HTTPError) as answer:
+                opener.open(
+                    f"{base}/course/lab/{code}/{code}/01_replay_buffers.ipynb?token={token}"
+                )
+            assert answer.value.code == 302
+            assert answer.value.headers["Location"].endswith(
+                f"/lab/tree/{code}/01_replay_buffers.ipynb"
+            )
+            plugin = (
+                f"{base}/lab/api/settings/@jupyterlab/translation-extension:plugin?token={token}"
+            )
+            return json.loads(get(plugin)[1])["settings"].get("locale")
+
+        assert open_in("fr") == "fr_FR"
+        assert open_in("es") == "es_ES"  # the course's own setting follows the links
+        # Once the learner picks a language (as Settings > Language saves it), it stays.
+        request = urllib.request.Request(
+            f"{base}/lab/api/settings/@jupyterlab/translation-extension:plugin?token={token}",
+            data=json.dumps({"raw": '{"locale": "pt_BR"}'}).encode(),
+            method="PUT",
+        )
+        urllib.request.urlopen(request, timeout=5).close()
+        assert open_in("fr") == "pt_BR"

@@ -64,9 +64,10 @@ def strings_sent_to_gettext() -> set[str]:
                     ):
                         found.add(default.value)
     # The units progress bars count in, which progress() passes to gettext by variable.
-    from course_helpers.progress import UNITS
+    from course_helpers.progress import POSTFIX_LABELS, UNITS
 
     found.update(UNITS)
+    found.update(POSTFIX_LABELS.values())
     # The website's alternative texts, which it passes to gettext by variable.
     from course_tools import site
 

@@ -265,6 +265,37 @@ def test_the_words_of_text_in_math_may_be_translated_but_the_formula_may_not():
     assert rules.protected(english) != rules.protected(french.replace(r"Q_\theta(s", r"Q_\phi(s"))
 
 
+@pytest.mark.parametrize(
+    "language, formula",
+    [
+        ("fr", r"$\sqrt{10\,000 \times 0{,}1 \times 0{,}9}$"),
+        ("pt-br", r"$\sqrt{10.000 \times 0{,}1 \times 0{,}9}$"),
+        ("es", r"$\sqrt{10\,000 \times 0.1 \times 0.9}$"),
+        ("fr", r"$\sqrt{10{,}000 \times 0.1 \times 0.9}$"),  # left as in English
+    ],
+)
+def test_a_formula_may_write_its_numbers_as_the_language_does(language, formula):
+    from course_tools.l10n import rules
+
+    english = rules.protected(r"About $\sqrt{10{,}000 \times 0.1 \times 0.9}$.")
+    assert rules.protected(f"Environ {formula}.", language, english=english) == english
+
+
+@pytest.mark.parametrize(
+    "language, formula",
+    [
+        ("fr", r"$\sqrt{10\,000 \times 0{,}2 \times 0{,}9}$"),  # another number
+        ("pt-br", r"$\sqrt{10{,}000 \times 0{,}1 \times 0{,}9}$"),  # 10,000 is ten in pt-br
+        ("fr", r"$\sqrt{10\,000 \cdot 0{,}1 \times 0{,}9}$"),  # another operator
+    ],
+)
+def test_a_formula_may_change_nothing_but_how_its_numbers_are_written(language, formula):
+    from course_tools.l10n import rules
+
+    english = rules.protected(r"About $\sqrt{10{,}000 \times 0.1 \times 0.9}$.")
+    assert rules.protected(f"Environ {formula}.", language, english=english) != english
+
+
 def test_a_text_fence_is_translated_whole_but_keeps_its_fence_lines(project):
     write_lesson(project, [*CELLS, ("flow", "md", "```text\nenvironment -> buffer\n```")])
     catalogs.extract(project)

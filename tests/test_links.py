@@ -49,11 +49,15 @@ def target(url: str) -> tuple[str, str, str, Path]:
         repo, branch, path, language = match.groups()
     else:
         match = re.fullmatch(
-            r"https://mybinder\.org/v2/gh/([^/]+/[^/]+)/([^?]+)\?labpath=(.+)", url
+            r"https://mybinder\.org/v2/gh/([^/]+/[^/]+)/([^?]+)\?urlpath=(.+)", url
         )
         assert match is not None, f"not a Binder badge link: {url}"
-        repo, branch, path = match.group(1), match.group(2), unquote(match.group(3))
-        language = path.split("/")[1]
+        repo, branch, urlpath = match.group(1), match.group(2), unquote(match.group(3))
+        # Through the course's server extension, which sets JupyterLab's menus first.
+        opened = re.fullmatch(r"course/lab/([^/]+)/(notebooks/([^/]+)/[^/]+\.ipynb)", urlpath)
+        assert opened is not None, f"not opened through course/lab/<language>/: {url}"
+        menus, path, language = opened.groups()
+        assert menus == language, f"{url} shows JupyterLab in {menus}, the lesson in {language}"
     return repo, branch, language, Path(path)
 
 
@@ -141,7 +145,7 @@ def test_changing_the_one_setting_moves_every_link(tmp_path):
     assert {p.name for p in changed} == {"README.md", *(f"{lesson}.ipynb" for lesson in LESSONS)}
     text = (root / "README.md").read_text()
     assert f"{REPO.owner}/{REPO.name}" not in text.split(links.README_START)[1]
-    assert "https://mybinder.org/v2/gh/a-teacher/my-fork/spring-term?labpath=" in text
+    assert "https://mybinder.org/v2/gh/a-teacher/my-fork/spring-term?urlpath=" in text
     setup = next(
         c
         for c in nbformat.read(root / "notebooks/en/01_replay_buffers.ipynb", 4).cells

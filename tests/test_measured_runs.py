@@ -52,6 +52,26 @@ def test_the_shipped_runs_were_measured_with_the_lessons_current_defaults():
     assert runs.steps[-1] == steps["num_env_steps"]
 
 
+def test_the_description_says_which_runs_when_and_where_in_the_lessons_language(monkeypatch):
+    from course_helpers import i18n
+
+    runs = MeasuredRuns(
+        "x",
+        "2026-11-26T21:00:00",
+        "2 cores, AMD EPYC, Python 3.11.7",
+        "c",
+        (300, 301),
+        {},
+        (1000,),
+        ((1.0,), (2.0,)),
+    )
+    assert runs.description() == "seeds 300, 301 (2026-11-26; 2 cores, AMD EPYC, Python 3.11.7)"
+    monkeypatch.setattr(i18n, "_language", "pt-br")
+    assert runs.description() == (
+        "sementes 300; 301 (2026-11-26; 2 núcleos, AMD EPYC, Python 3.11.7)"
+    )
+
+
 def test_an_unknown_lesson_is_refused_listing_the_ones_that_have_runs():
     with pytest.raises(FileNotFoundError, match="The lessons that have them: .*02_dqn_cartpole"):
         measured_runs("99_nothing")

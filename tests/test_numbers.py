@@ -66,6 +66,23 @@ def test_numpy_and_tensorflow_scalars_are_numbers():
     assert numbers.number(tf.constant(-325.61), 2, "fr") == "-325,61"
 
 
+def test_a_float32_is_written_in_its_own_shortest_form():
+    import tensorflow as tf
+
+    # repr(float(np.float32(0.0125))) would be 0.012500000186264515.
+    assert numbers.number(np.float32(0.0125), language="fr") == "0,0125"
+    assert numbers.number(tf.constant(0.0125), language="pt-br") == "0,0125"
+    assert numbers.number(np.float64(0.1), language="en") == "0.1"
+
+
+def test_a_list_is_separated_so_that_a_decimal_comma_cannot_be_misread():
+    values = [0.0, 1 / 3, 2 / 3]
+    assert numbers.number_list(values, 3, "en") == "0.000, 0.333, 0.667"
+    assert numbers.number_list(values, 3, "pt-br") == "0,000; 0,333; 0,667"
+    assert numbers.number_list(values, 3, "fr") == "0,000\u202f; 0,333\u202f; 0,667"
+    assert numbers.number_list(values, 3, "es") == "0.000, 0.333, 0.667"
+
+
 @pytest.mark.parametrize("bad", [-1, 1.5, "2"])
 def test_decimals_must_be_a_whole_number(bad):
     with pytest.raises(ValueError, match="decimals must be a whole number"):

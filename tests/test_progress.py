@@ -87,6 +87,31 @@ def test_an_english_bar_keeps_tqdms_layout():
     assert "| 10/25 [" in text and " it/s]" in text
 
 
+def test_a_portuguese_postfix_shows_translated_labels_and_portuguese_numbers(in_language):
+    in_language("pt-br")
+    bar = progress(25, "Training", file=io.StringIO(), mininterval=0, ncols=200)
+    bar.set_postfix(loss=0.5234, avg_return=23.4)
+    assert bar.postfix == "perda: 0,523 · retorno médio: 23,4"  # not "loss=0.523"
+    bar.close()
+
+
+def test_a_french_postfix_puts_a_no_break_space_before_each_colon(in_language):
+    import numpy as np
+
+    in_language("fr")
+    bar = progress(25, "Training", file=io.StringIO(), mininterval=0, ncols=200)
+    bar.set_postfix(critic_loss=np.float32(12345.6), alpha=0.0123)
+    assert bar.postfix == "perte du critique\u00a0: 12\u202f346 · α\u00a0: 0,0123"
+    bar.close()
+
+
+def test_a_postfix_keeps_an_unknown_label_and_a_text_value_as_they_are():
+    bar = progress(25, "Training", file=io.StringIO(), mininterval=0)
+    bar.set_postfix({"phase": "warm-up"}, episodes=3)
+    assert bar.postfix == "phase: warm-up · episodes: 3"
+    bar.close()
+
+
 def run_driver(env, policy, observer, **limits):
     from tf_agents.drivers import py_driver
 

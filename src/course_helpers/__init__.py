@@ -25,6 +25,7 @@ _EXPORTS = {
     "is_quick_mode": "quick",
     "measured_runs": "measured_runs",
     "number": "numbers",
+    "number_list": "numbers",
     "percent": "numbers",
     "plot_policy_fit": "plots",
     "plot_q_values": "plots",
@@ -48,6 +49,7 @@ __all__ = [
     "is_quick_mode",
     "measured_runs",
     "number",
+    "number_list",
     "percent",
     "plot_policy_fit",
     "plot_q_values",
@@ -69,7 +71,7 @@ if TYPE_CHECKING:
     from course_helpers.environments import batched_py_policy
     from course_helpers.measured_runs import measured_runs
     from course_helpers.metrics import average_return
-    from course_helpers.numbers import number, percent
+    from course_helpers.numbers import number, number_list, percent
     from course_helpers.plots import (
         plot_policy_fit,
         plot_q_against_returns,

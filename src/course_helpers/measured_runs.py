@@ -41,6 +41,19 @@ class MeasuredRuns:
                 ).format(lesson=self.lesson)
             )
 
+    def description(self) -> str:
+        """Which runs, when and where, in the lesson's language: "seeds 300, 301 (2026-11-26;
+        2 cores, AMD EPYC, Python 3.11.7)"."""
+        from course_helpers.numbers import number, number_list
+
+        machine = self.machine
+        cores, separator, rest = machine.partition(" cores, ")  # as course bench writes it
+        if separator and cores.isdigit():
+            machine = gettext("{cores} cores, {rest}").format(cores=number(int(cores)), rest=rest)
+        return gettext("seeds {seeds} ({date}; {machine})").format(
+            seeds=number_list(self.seeds), date=self.date[:10], machine=machine
+        )
+
     def interquartile_mean(self) -> np.ndarray:
         """The interquartile mean of the runs' returns at each step of ``steps``."""
         return interquartile_mean(np.asarray(self.returns, dtype=float))

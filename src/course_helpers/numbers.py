@@ -23,6 +23,7 @@ styles are written out here, rather than read from Babel at run time.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import SupportsFloat
 
@@ -44,13 +45,16 @@ class NumberStyle:
     group_from: int
     #: A percentage, from the number already written: "{}%" or "{}" + NBSP + "%".
     percent: str
+    #: Between the numbers of a list: "0.5, 0.25" but "0,5; 0,25" where the comma is the
+    #: decimal mark.
+    list_separator: str = ", "
 
 
 STYLES: dict[str, NumberStyle] = {
     "en": NumberStyle(".", ",", 4, "{}%"),
-    "pt-br": NumberStyle(",", ".", 4, "{}%"),
+    "pt-br": NumberStyle(",", ".", 4, "{}%", "; "),
     "es": NumberStyle(".", NBSP, 5, "{}" + NBSP + "%"),
-    "fr": NumberStyle(",", NNBSP, 4, "{}" + NBSP + "%"),
+    "fr": NumberStyle(",", NNBSP, 4, "{}" + NBSP + "%", NNBSP + "; "),
 }
 
 
@@ -66,7 +70,8 @@ def number(value: SupportsFloat, decimals: int | None = None, language: str | No
         value: an int, a float, or anything ``float()`` accepts (a NumPy or TensorFlow
             scalar included).
         decimals: digits after the decimal mark; ``None`` writes a whole number as it is
-            and any other number with Python's shortest form (``repr``), as ``f"{x}"`` does.
+            and any other number in the shortest form that reads back as the same value
+            (``repr``, as ``f"{x}"`` does; for a float32, its own shortest form).
         language: a course language; by default the one :func:`course_helpers.setup` chose.
     """
     if decimals is not None and (not isinstance(decimals, int) or decimals < 0):
@@ -76,16 +81,35 @@ def number(value: SupportsFloat, decimals: int | None = None, language: str | No
     if isinstance(value, int):
         written = str(value) if decimals is None else f"{value:.{decimals}f}"
     else:
+        shortest = _shortest(value)
         value = float(value)
         if not math.isfinite(value):
             return str(value)  # nan, inf and -inf read the same in every language
         if decimals is None:
-            written = str(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
+            written = str(int(value)) if value.is_integer() and abs(value) < 1e16 else shortest
         else:
             written = f"{value:.{decimals}f}"
     if "e" in written:
         return written.replace(".", style(language).decimal)  # 1e-05: science, left as is
     return _localize(written, style(language))
+
+
+def _shortest(value: SupportsFloat) -> str:
+    """The shortest digits that give ``value`` back at its own precision: 0.0125 for a
+    float32 0.0125, where ``repr(float(...))`` would write 0.012500000186264515."""
+    if hasattr(value, "numpy"):  # a TensorFlow scalar: its NumPy value
+        value = value.numpy()
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0:
+        return str(value)  # NumPy writes a scalar in the shortest form of its own dtype
+    return repr(float(value))
+
+
+def number_list(
+    values: Iterable[SupportsFloat], decimals: int | None = None, language: str | None = None
+) -> str:
+    """``values`` written as :func:`number` writes each, separated as the language separates
+    numbers in a list: "0.5, 0.25" in English, "0,5; 0,25" in Portuguese."""
+    return style(language).list_separator.join(number(v, decimals, language) for v in values)
 
 
 def percent(fraction: SupportsFloat, decimals: int = 0, language: str | None = None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -64,7 +65,44 @@ def _localized_tqdm() -> type:
                 fields.update(bar_format=_LAYOUT, **_localized_fields(fields))
             return fields
 
+        def set_postfix(self, ordered_dict=None, refresh=True, **kwargs) -> None:
+            """Show ``loss=0.52`` as "perda: 0,52": labels from the helpers' catalog
+            (:data:`POSTFIX_LABELS`), numbers in the lesson's language."""
+            values = {**(ordered_dict or {}), **kwargs}
+            self.set_postfix_str(
+                " · ".join(
+                    gettext("{label}: {value}").format(
+                        label=gettext(POSTFIX_LABELS.get(key, key)), value=_postfix_value(value)
+                    )
+                    for key, value in values.items()
+                ),
+                refresh=refresh,
+            )
+
     return LocalizedTqdm
+
+
+#: What the lessons' postfix keywords show: ``set_postfix(avg_return=...)`` reads
+#: "average return" in English, each translated in the helpers' catalog.
+POSTFIX_LABELS = {
+    "loss": "loss",
+    "avg_return": "average return",
+    "critic_loss": "critic loss",
+    "alpha": "α",
+}
+
+
+def _postfix_value(value: Any) -> str:
+    """A postfix value as the lesson's language writes it: a number with three significant
+    digits (as tqdm's own postfix shows them), anything else as it is."""
+    from course_helpers.numbers import number
+
+    if isinstance(value, str | bool) or not hasattr(value, "__float__"):
+        return str(value)
+    magnitude = abs(float(value))
+    if isinstance(value, int) or magnitude == 0 or not math.isfinite(magnitude):
+        return number(value)
+    return number(value, min(6, max(0, 2 - math.floor(math.log10(magnitude)))))
 
 
 def _localized_fields(fields: dict[str, Any]) -> dict[str, str]:

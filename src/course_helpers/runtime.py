@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from course_helpers import colab, i18n, quick, replay
+from course_helpers.numbers import number
 
 #: Environment variables the lessons need, set only where the learner has not set them.
 RUNTIME_VARIABLES: dict[str, str] = {
@@ -84,8 +85,8 @@ class Runtime:
         ]
         if self.installed:
             lines.append(
-                _("Installed for Colab in {seconds:.0f} s: {packages}.").format(
-                    seconds=self.install_seconds, packages=", ".join(self.installed)
+                _("Installed for Colab in {seconds} s: {packages}.").format(
+                    seconds=number(self.install_seconds, 0), packages=", ".join(self.installed)
                 )
             )
         lines.append(replay_note(self.replay))

@@ -20,6 +20,7 @@ import numpy as np
 
 from course_helpers.environments import as_py_environment, play
 from course_helpers.i18n import gettext
+from course_helpers.numbers import number
 from course_helpers.progress import progress
 
 #: Videos larger than this are not embedded: they would bloat the notebook file.
@@ -165,7 +166,7 @@ def embed_mp4(path: str | os.PathLike, max_megabytes: float = DEFAULT_MAX_MEGABY
             gettext(
                 "{path} is {size} MB, more than the {limit} MB limit for embedding "
                 "a video in a notebook. Record fewer episodes or steps, or raise max_megabytes."
-            ).format(path=path, size=f"{size:.1f}", limit=f"{max_megabytes:g}")
+            ).format(path=path, size=number(size, 1), limit=number(max_megabytes))
         )
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return HTML(

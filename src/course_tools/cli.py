@@ -31,6 +31,12 @@ def main(argv: list[str] | None = None) -> int:
         "course list); learners see only the Assignment List and Validate",
     )
     lab.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help="show JupyterLab's menus in this language (a default: a language chosen in "
+        "Settings > Language stays) and open its lessons' folder",
+    )
+    lab.add_argument(
         "jupyter_args",
         nargs=argparse.REMAINDER,
         help="passed to jupyter lab, e.g. --no-browser --port 8890",
@@ -280,12 +286,18 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command in ("assignment", "grade", "validate"):
             return _grading(args)
         elif args.command == "lab":
+            from course_tools import lab_settings
+
             root = lessons.project_root() / "notebooks"
             command = [
                 sys.executable,
                 "-m",
                 "jupyterlab",
                 f"--ServerApp.root_dir={root}",
+                # No news pop-up, and the menus in --lang: defaults in a folder of the
+                # course's own, so the environment's JupyterLab stays as it was.
+                f"--LabApp.app_settings_dir={lab_settings.prepare(args.lang)}",
+                *([f"--LabApp.default_url=/lab/tree/{args.lang}"] if args.lang else []),
                 *args.jupyter_args,
             ]
             if os.geteuid() == 0 and "--allow-root" not in command:

@@ -53,8 +53,10 @@ class Repository:
         )
 
     def binder_url(self, language: str, lesson: str) -> str:
-        path = quote(f"notebooks/{language}/{lesson}.ipynb", safe="")
-        return f"https://mybinder.org/v2/gh/{self.owner}/{self.name}/{self.branch}?labpath={path}"
+        """Binder opens the lesson through the course's server extension, which first sets
+        JupyterLab's menus to ``language`` (:mod:`course_tools.lab_settings`)."""
+        path = quote(f"course/lab/{language}/notebooks/{language}/{lesson}.ipynb", safe="")
+        return f"https://mybinder.org/v2/gh/{self.owner}/{self.name}/{self.branch}?urlpath={path}"
 
     def archive_url(self) -> str:
         """The branch as a zip, which pip installs without git (Colab's set-up cell)."""

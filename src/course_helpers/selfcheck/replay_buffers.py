@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from course_helpers.i18n import gettext as _
+from course_helpers.numbers import number
 from course_helpers.selfcheck.feedback import (
     Feedback,
     close,
@@ -183,8 +184,8 @@ def replay_buffer(
             hint.format(
                 dtype=found.dtype.name,
                 expected=expected.name,
-                low=found.dtype.min if found.dtype.is_integer else "",
-                high=found.dtype.max if found.dtype.is_integer else "",
+                low=number(found.dtype.min) if found.dtype.is_integer else "",
+                high=number(found.dtype.max) if found.dtype.is_integer else "",
             ),
         )
     found = specs["reward"]

@@ -27,10 +27,46 @@ _MUST_SURVIVE = {
 _MATH_WORDS = re.compile(r"\\text\{[^{}]*\}")
 
 
-def protected(text: str) -> Counter:
+# A number in a formula, in any course language's way of writing it: digits joined by
+# decimal marks and digit-group separators, as LaTeX writes them (0{,}1; 10\\,000; 10.000).
+_MATH_NUMBER = re.compile(r"\d+(?:(?:\{[,.]\}|[,.~\u00a0\u202f]|\\[,;: ])\d+)*")
+# How each language may write a number in a formula: (decimal marks, group separators).
+_MATH_MARKS = {
+    "en": ({"."}, {"{,}", ","}),
+    "pt-br": ({"{,}", ","}, {".", "{.}"}),
+    "es": ({"."}, {"\\,", "\\;", "\\:", "\\ ", "~", "\u00a0", "\u202f"}),
+    "fr": ({"{,}", ","}, {"\\,", "\\;", "\\:", "\\ ", "~", "\u00a0", "\u202f"}),
+}
+
+
+def _math_numbers(formula: str, language: str) -> str:
+    """``formula`` with every number rewritten as Python writes it (10000, 0.1), reading
+    its marks as ``language`` writes them; a number it cannot read so stays as it is."""
+    decimals, groups = _MATH_MARKS[language]
+
+    def plain(match: re.Match) -> str:
+        parts = re.split(r"(\{[,.]\}|[,.~\u00a0\u202f]|\\[,;: ])", match.group(0))
+        marks = parts[1::2]
+        if sum(mark in decimals for mark in marks) > 1 or not all(
+            mark in decimals or mark in groups for mark in marks
+        ):
+            return match.group(0)
+        return "".join(
+            part if index % 2 == 0 else "." if part in decimals else ""
+            for index, part in enumerate(parts)
+        )
+
+    return _MATH_NUMBER.sub(plain, formula)
+
+
+def protected(text: str, language: str = "en", english: Counter | None = None) -> Counter:
     """The code spans, link targets, math, HTML tags and placeholders in ``text``.
 
-    In math, the words of ``\\text{...}`` are set aside: they are translated.
+    In math, the words of ``\\text{...}`` are set aside: they are translated. So are the
+    numbers' marks: a formula is counted with its numbers as Python writes them, so that
+    ``$10{,}000$`` in English and ``$10\\,000$`` in French are the same formula. A translation
+    (``language``, checked against the ``english`` this function returned for its source)
+    may write a formula's numbers as its language does, or leave them as in English.
     """
     found: Counter = Counter()
     # A placeholder is looked for outside math, where braces are LaTeX (\\text{left}).
@@ -40,6 +76,13 @@ def protected(text: str) -> Counter:
             value = match.group(0)
             if kind == "math":
                 value = _MATH_WORDS.sub(r"\\text{…}", value)
+                localized = _math_numbers(value, language)
+                as_english = _math_numbers(value, "en")
+                value = (
+                    localized
+                    if english is not None and (kind, localized) in english
+                    else as_english
+                )
             found[(kind, value)] += 1
     return found
 
@@ -59,8 +102,9 @@ def entry_problem(
         unit = Unit(unit.cell_id, "\n".join(english[1:-1]), unit.kind)
         translation = "\n".join(translated[1:-1])
     if unit.kind not in ("string", "docstring"):
-        missing = protected(unit.text) - protected(translation)
-        extra = protected(translation) - protected(unit.text)
+        source = protected(unit.text)
+        kept = protected(translation, language, english=source)
+        missing, extra = source - kept, kept - source
         if missing or extra:
             return (
                 "the translation must keep what the English has: "
