@@ -35,13 +35,15 @@ _NOT_PROSE = re.compile(r"\[[-\d\s.,e+\[\]]*\]|<[^<>\n]*>|(?:\S*/){2,}\S*")
 _VERSION = re.compile(
     r"\b(?:Python|TensorFlow|pybullet|Reverb|TF-Agents)\s+\d+(?:\.\d+)+|\d+\.\d+\.\d+"
 )
-# How a number in English format shows up in each language's text.
-_ENGLISH_NUMBER = {
-    # A decimal point (0.101, 23.4), but not a Portuguese group of thousands (10.000).
-    "pt-br": re.compile(r"(?<![\d.,])(?!(?:[1-9]\d{0,2})(?:\.\d{3})+(?![\d.,]))\d+\.\d+(?![\d.])"),
-    "fr": re.compile(r"(?<![\d.,])\d+\.\d+(?![\d.])"),
-    # Spanish writes a decimal point, as English does, but never a comma between digits.
-    "es": re.compile(r"(?<![\d.,])\d+,\d+(?![\d.,])"),
+# A number as printed: digits, with single marks (. or ,) between digits.
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
+# A number each language may print (course.number's styles): Portuguese groups thousands
+# with points and writes a decimal comma (1.055,12); French never uses a point; Spanish, as
+# its glossary asks, never a comma.
+_LOCAL_NUMBER = {
+    "pt-br": re.compile(r"(?:[1-9]\d{0,2}(?:\.\d{3})+|\d+)(?:,\d+)?"),
+    "fr": re.compile(r"\d+(?:,\d+)?"),
+    "es": re.compile(r"\d+(?:\.\d+)?"),
 }
 _FIELD = re.compile(r"\{[^{}]*\}")
 
@@ -103,6 +105,10 @@ def problems(language: str, outputs: list) -> list[str]:
         for fragment in english_fragments(language)
         if fragment in text
     ]
-    numbers = _ENGLISH_NUMBER[language].findall(_VERSION.sub(" ", text))
-    found += [f"a number in English format: {number!r}" for number in numbers]
+    numbers = _NUMBER.findall(_VERSION.sub(" ", text))
+    found += [
+        f"a number in English format: {number!r}"
+        for number in numbers
+        if not _LOCAL_NUMBER[language].fullmatch(number)
+    ]
     return found

@@ -26,7 +26,10 @@ def test_a_number_in_english_format_is_reported(language, text, number):
 
 
 def test_portuguese_groups_of_thousands_and_versions_are_not_english_numbers():
-    text = "passo 10.000; 2 núcleos, AMD EPYC, Python 3.11.7; 1.234.567 itens\n"
+    text = (
+        "passo 10.000; 2 núcleos, AMD EPYC, Python 3.11.7; 1.234.567 itens\n"
+        "entropia estimada: 1.055,12, entropia alvo: -4,00\n"
+    )
     assert on_screen.problems("pt-br", stdout(text)) == []
 
 
