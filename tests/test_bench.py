@@ -399,6 +399,68 @@ def test_dqn_rows_sum_up_q_against_the_observed_return_and_keep_each_run_when_as
     assert runs[0]["report"]["curves"]["predicted_q"] == [10.0, 12.0, 14.0]
 
 
+
+def test_sac_rows_keep_each_run_with_its_seed_and_settings_when_asked(monkeypatch):
+    """--save-runs keeps lesson 3's runs as it keeps lesson 2's: the tuning history of SAC
+    lives in such files (benchmarks/results/sac-runs)."""
+
+    def fake_run(lesson, cells, **options):
+        return {
+            "evaluations": [[20_000, 240.0, 1.5], [40_000, 480.0, 6.0]],
+            "loop_seconds": 500.0,
+            "eval_seconds": 20.0,
+            "iterations": 40_000,
+            "env_steps": 80_000,
+            "peak_memory_mb": 900.0,
+            "kept": {"best_step": 40_000.0, "best_return": 6.0, "kept_return": 5.5},
+        }
+
+    monkeypatch.setattr(bench, "run_instrumented", fake_run)
+    runs: list = []
+    rows = {
+        row.figure: row.value
+        for row in bench.sac_rows([3, 4], False, 40_000, "cpu", {}, "reward_scale_factor=20", runs)
+    }
+    assert rows["cpu seed 3: first average return >= 5 (walking)"].startswith("40,000 iterations")
+    assert [(run["lesson"], run["seed"]) for run in runs] == [("03", 3), ("03", 4)]
+    assert "reward_scale_factor=20" in runs[0]["hyperparameters"]
+    assert runs[1]["report"]["kept"]["kept_return"] == 5.5
+
+
+def test_the_report_reads_lesson_3s_kept_actor_and_saves_its_weights_when_asked(
+    monkeypatch, tmp_path
+):
+    """Lesson 3 re-evaluates its kept actor as kept_metrics; with COURSE_BENCH_KEEP_ACTOR the
+    report also saves that actor's weights, from which the shipped policy is made."""
+    import numpy as np
+
+    from course_tools import instrument
+
+    class Actor:
+        def get_weights(self):
+            return [np.ones((2, 3), np.float32), np.zeros(3, np.float32)]
+
+    monkeypatch.setattr(instrument, "_loop", {"start": 0.0, "end": 1.0})
+    monkeypatch.setattr(instrument, "evaluations", [])
+    namespace = {
+        "hp": {"num_iterations": 10},
+        "eval_steps": [0],
+        "kept_metrics": {"AverageReturn": 6.25},
+        "best_step": 8,
+        "best_return": 7.0,
+        "actor_net": Actor(),
+        "SEED": 5,
+    }
+    monkeypatch.delenv(instrument.KEEP_ACTOR, raising=False)
+    report = json.loads(instrument.report(namespace)[len(instrument.PREFIX) :])
+    assert report["kept"] == {"best_step": 8.0, "best_return": 7.0, "kept_return": 6.25}
+    assert "actor_weights" not in report
+    monkeypatch.setenv(instrument.KEEP_ACTOR, str(tmp_path / "actors"))
+    report = json.loads(instrument.report(namespace)[len(instrument.PREFIX) :])
+    saved = np.load(report["actor_weights"])
+    assert "seed-5" in report["actor_weights"]
+    assert [saved[name].shape for name in saved.files] == [(2, 3), (3,)]
+
 def _run(seed, values, *, quick=False, hyperparameters=""):
     return {
         "seed": seed,

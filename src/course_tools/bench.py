@@ -292,10 +292,12 @@ def sac_rows(
     device: str,
     environment: dict[str, str],
     hyperparameters: str = "",
+    runs: list[dict[str, Any]] | None = None,
 ) -> list[Row]:
     """Lesson 03 once per seed; each run takes about half an hour in full mode, hence one
     seed by default. An iteration is one gradient step and ``collect_steps_per_iteration``
-    environment steps; the rows give both counts."""
+    environment steps; the rows give both counts. With ``runs``, each run's seed, settings
+    and report are appended to it as well."""
     lesson, rows, walked_after = "03 SAC", [], []
     # A short run still records its training curves ten times.
     overrides = ",".join(
@@ -318,6 +320,17 @@ def sac_rows(
             hyperparameters=overrides,
             environment=environment,
         )
+        if runs is not None:
+            runs.append(
+                {
+                    "lesson": "03",
+                    "device": device,
+                    "seed": seed,
+                    "hyperparameters": overrides,
+                    "quick": quick,
+                    "report": report,
+                }
+            )
         evaluations, label = report["evaluations"], f"{device} seed {seed}:"
         per_iteration = report["env_steps"] // report["iterations"]
 
@@ -881,7 +894,7 @@ def measure(
     runs: list[dict[str, Any]] | None = None,
 ) -> list[Row]:
     """Run the chosen groups and return their rows; ``emit`` sees each row as it is ready,
-    and ``runs``, where given, receives every DQN run's full report."""
+    and ``runs``, where given, receives every DQN and SAC run's full report."""
     unknown = sorted(set(only) - set(GROUPS))
     if unknown:
         raise ValueError(
@@ -899,7 +912,11 @@ def measure(
         if "dqn" in only:
             add(dqn_rows(seeds, quick, device, environment, hyperparameters, runs))
         if "sac" in only:
-            add(sac_rows(sac_seeds, quick, sac_iterations, device, environment, hyperparameters))
+            add(
+                sac_rows(
+                    sac_seeds, quick, sac_iterations, device, environment, hyperparameters, runs
+                )
+            )
         if "baseline" in only:
             add(baseline_rows(quick, baseline_iterations, device, environment))
         if "cores" in only:

@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=None,
         metavar="PATH",
-        help="also write every DQN run's full report (its evaluations, Q-values and "
+        help="also write every DQN and SAC run's full report (its evaluations, Q-values and "
         "settings) to this JSON file; an existing file is not overwritten",
     )
     bench.add_argument(

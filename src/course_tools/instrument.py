@@ -10,9 +10,11 @@ fresh kernel, so the module's state belongs to that one run.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 #: (start, end, value) of every call of the wrapped evaluation, in seconds.
@@ -79,12 +81,18 @@ def figures(namespace: Mapping[str, Any]) -> dict[str, Any]:
             [int(step), stop - start, value]
             for step, (_, stop, value) in zip(namespace["eval_steps"][1:], in_loop)
         ],
-        # Lesson 2 keeps the policy of its best evaluation and tests it on new episodes.
+        # Lessons 2 and 3 keep the policy of their best evaluation and test it on new
+        # episodes (lesson 3's result is its kept_metrics).
         "kept": {
             name: float(namespace[name])
             for name in ("best_step", "best_return", "kept_return")
             if name in namespace
-        },
+        }
+        | (
+            {"kept_return": float(namespace["kept_metrics"]["AverageReturn"])}
+            if "kept_metrics" in namespace
+            else {}
+        ),
         "curves": {
             name: [float(v) for v in namespace[name]] for name in CURVES if name in namespace
         },
@@ -92,5 +100,28 @@ def figures(namespace: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def report(namespace: Mapping[str, Any]) -> str:
-    """The figures as one line: :data:`PREFIX` and JSON."""
-    return PREFIX + json.dumps(figures(namespace))
+    """The figures as one line: :data:`PREFIX` and JSON. Where :data:`KEEP_ACTOR` names a
+    folder, lesson 3's kept actor is saved there too (see :func:`save_actor`)."""
+    result = figures(namespace)
+    folder = os.environ.get(KEEP_ACTOR)
+    if folder and "actor_net" in namespace:
+        result["actor_weights"] = save_actor(namespace, Path(folder))
+    return PREFIX + json.dumps(result)
+
+
+#: The variable that asks :func:`report` to save lesson 3's kept actor, in this folder.
+KEEP_ACTOR = "COURSE_BENCH_KEEP_ACTOR"
+
+
+def save_actor(namespace: Mapping[str, Any], folder: Path) -> str:
+    """Save the weights of lesson 3's actor network (by then the kept, best one) as a NumPy
+    ``.npz`` file named after the seed and the time; return its path. ``course`` builds the
+    shipped policy from such a file."""
+    import numpy as np
+
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = folder / f"actor-seed-{namespace.get('SEED', 'unknown')}-{stamp}.npz"
+    weights = namespace["actor_net"].get_weights()
+    np.savez(path, *weights)
+    return str(path)
