@@ -399,7 +399,6 @@ def test_dqn_rows_sum_up_q_against_the_observed_return_and_keep_each_run_when_as
     assert runs[0]["report"]["curves"]["predicted_q"] == [10.0, 12.0, 14.0]
 
 
-
 def test_sac_rows_keep_each_run_with_its_seed_and_settings_when_asked(monkeypatch):
     """--save-runs keeps lesson 3's runs as it keeps lesson 2's: the tuning history of SAC
     lives in such files (benchmarks/results/sac-runs)."""
@@ -460,6 +459,7 @@ def test_the_report_reads_lesson_3s_kept_actor_and_saves_its_weights_when_asked(
     saved = np.load(report["actor_weights"])
     assert "seed-5" in report["actor_weights"]
     assert [saved[name].shape for name in saved.files] == [(2, 3), (3,)]
+
 
 def _run(seed, values, *, quick=False, hyperparameters=""):
     return {
