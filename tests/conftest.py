@@ -11,6 +11,12 @@ import os
 os.environ.setdefault("COURSE_QUICK", "1")
 # Plots render to memory; there is no screen.
 os.environ.setdefault("MPLBACKEND", "Agg")
+# Lesson 3 keeps its runs, to resume them, in a folder of this test session's own: a lesson
+# that nbval runs trains from the start, whatever an earlier session left in runs/.
+if "COURSE_RUNS" not in os.environ:
+    import tempfile
+
+    os.environ["COURSE_RUNS"] = tempfile.mkdtemp(prefix="course-runs-")
 
 # The same runtime the lessons' first cell sets up (headless SDL, quiet TensorFlow, legacy
 # Keras only where tf-keras exists), applied before anything imports TensorFlow or pygame.

@@ -528,3 +528,69 @@ def test_as_dataset_rejects_what_the_stand_in_cannot_do(standin):
         buffer.as_dataset(num_steps=2)
     with pytest.raises(ValueError, match="single deterministic pass"):
         buffer.as_dataset(sample_batch_size=8, single_deterministic_pass=True)
+
+
+# --- Checkpoints, as lesson 3 uses them to resume a run --------------------------------------
+
+
+def checkpointed_pipeline(standin, path, max_size=3):
+    """A server with a checkpointer, wired as lesson 3 wires it."""
+    spec = trajectory_spec()
+    checkpointer = standin.reverb.checkpointers.DefaultCheckpointer(str(path))
+    table = make_table(standin.reverb, spec, max_size=max_size)
+    server = standin.reverb.Server([table], port=None, checkpointer=checkpointer)
+    buffer = standin.reverb_replay_buffer.ReverbReplayBuffer(
+        spec, table_name="uniform_table", sequence_length=2, local_server=server
+    )
+    observer = standin.reverb_utils.ReverbAddTrajectoryObserver(
+        buffer.py_client, "uniform_table", sequence_length=2
+    )
+    return server, buffer, observer
+
+
+def test_a_new_server_with_a_checkpointer_gets_the_saved_table_back(standin, tmp_path):
+    """As Reverb's: the client's checkpoint() saves, a server that starts loads the newest
+    checkpoint, and only the newest is kept. The ring's order survives too: the next item
+    evicts the oldest."""
+    server, buffer, observer = checkpointed_pipeline(standin, tmp_path)
+    for step in stream([], unfinished=6):
+        observer(step)
+    buffer.py_client.checkpoint()
+    saved = buffer.py_client.checkpoint()
+    assert [p.name for p in tmp_path.iterdir()] == [saved.rsplit("/", 1)[1]]
+    server.stop()
+
+    server, buffer, observer = checkpointed_pipeline(standin, tmp_path)
+    assert buffer.num_frames() == 3
+    experience, info = next(iter(buffer.as_dataset(sample_batch_size=256)))
+    assert set(info.key.numpy()[:, 0]) == {2, 3, 4}
+    steps = stream([], unfinished=8)
+    for step in steps[6:]:
+        observer(step)
+    experience, info = next(iter(buffer.as_dataset(sample_batch_size=256)))
+    # The new item (6, 7) took the place of the oldest, (2, 3).
+    assert set(experience.observation.numpy()[:, 0, 0]) == {3.0, 4.0, 6.0}
+
+
+def test_a_server_without_a_checkpointer_says_how_to_give_it_one(standin):
+    server, buffer, observer = standin_pipeline(standin)
+    with pytest.raises(RuntimeError, match="DefaultCheckpointer"):
+        buffer.py_client.checkpoint()
+
+
+def test_a_checkpoint_of_other_items_is_refused_with_a_way_out(standin, tmp_path):
+    server, buffer, observer = checkpointed_pipeline(standin, tmp_path)
+    for step in stream([], unfinished=4):
+        observer(step)
+    buffer.py_client.checkpoint()
+    server.stop()
+    import tensorflow as tf
+
+    other = trajectory_spec()._replace(observation=tf.TensorSpec([2], tf.float32))
+    checkpointer = standin.reverb.checkpointers.DefaultCheckpointer(str(tmp_path))
+    table = make_table(standin.reverb, other, max_size=3)
+    server = standin.reverb.Server([table], port=None, checkpointer=checkpointer)
+    with pytest.raises(ValueError, match="new folder"):
+        standin.reverb_replay_buffer.ReverbReplayBuffer(
+            other, table_name="uniform_table", sequence_length=2, local_server=server
+        )

@@ -20,6 +20,8 @@ from course_helpers.progress import progress, progress_observer
 _EXPORTS = {
     "average_return": "metrics",
     "batched_py_policy": "environments",
+    "describe_run": "runs",
+    "describe_trained": "trained",
     "embed_mp4": "video",
     "hyperparameters": "quick",
     "is_quick_mode": "quick",
@@ -34,8 +36,12 @@ _EXPORTS = {
     "plot_sac_training": "plots",
     "record_episodes": "video",
     "record_video": "video",
+    "run_folder": "runs",
+    "save_progress": "runs",
+    "saved_progress": "runs",
     "seed_everything": "runtime",
     "setup": "runtime",
+    "trained_policy_dir": "trained",
     "write_mp4": "video",
 }
 _SUBMODULES = ("diagrams", "selfcheck")
@@ -43,6 +49,8 @@ _SUBMODULES = ("diagrams", "selfcheck")
 __all__ = [
     "average_return",
     "batched_py_policy",
+    "describe_run",
+    "describe_trained",
     "diagrams",
     "embed_mp4",
     "hyperparameters",
@@ -60,9 +68,13 @@ __all__ = [
     "progress_observer",
     "record_episodes",
     "record_video",
+    "run_folder",
+    "save_progress",
+    "saved_progress",
     "seed_everything",
     "selfcheck",
     "setup",
+    "trained_policy_dir",
     "write_mp4",
 ]
 
@@ -80,7 +92,9 @@ if TYPE_CHECKING:
         plot_sac_training,
     )
     from course_helpers.quick import hyperparameters, is_quick_mode
+    from course_helpers.runs import describe_run, run_folder, save_progress, saved_progress
     from course_helpers.runtime import seed_everything, setup
+    from course_helpers.trained import describe_trained, trained_policy_dir
     from course_helpers.video import embed_mp4, record_episodes, record_video, write_mp4
 
 

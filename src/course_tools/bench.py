@@ -823,12 +823,23 @@ def machine_description() -> dict[str, Any]:
         text=True,
         cwd=lessons.project_root(),
     )
+    # A lesson changed for a trial (a worktree with an edit) is not the commit's lesson.
+    changed = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", "notebooks", "src"],
+        capture_output=True,
+        text=True,
+        cwd=lessons.project_root(),
+    )
     return {
         "date": datetime.now().astimezone().isoformat(timespec="seconds"),
         "cores": len(os.sched_getaffinity(0)),
         "cpu": model or platform.processor(),
         "python": platform.python_version(),
-        "commit": commit.stdout.strip() if commit.returncode == 0 else "",
+        "commit": (
+            commit.stdout.strip() + (" with local changes" if changed.stdout.strip() else "")
+        )
+        if commit.returncode == 0
+        else "",
     }
 
 

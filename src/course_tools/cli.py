@@ -258,6 +258,17 @@ def main(argv: list[str] | None = None) -> int:
         "validate", help="run a notebook's tests as the grader will, and say so in its language"
     )
     validate.add_argument("notebook", type=Path)
+    ship = commands.add_parser(
+        "ship-policy",
+        help="make the trained Minitaur lesson 3 shows first, from a recorded full run",
+    )
+    ship.add_argument(
+        "record",
+        type=Path,
+        help="a file written by `course bench --only sac --save-runs FILE` with "
+        "COURSE_BENCH_KEEP_ACTOR set",
+    )
+    ship.add_argument("--seed", type=int, default=None, help="the run to ship, if it holds several")
 
     # argparse hands a REMAINDER only what follows the first positional, so options
     # such as `course lab --no-browser --port 8890` arrive as unknown arguments.
@@ -285,6 +296,11 @@ def main(argv: list[str] | None = None) -> int:
             return _sync(args)
         elif args.command in ("assignment", "grade", "validate"):
             return _grading(args)
+        elif args.command == "ship-policy":
+            from course_tools import trained_policy
+
+            folder = trained_policy.ship(args.record, args.seed)
+            print(f"Wrote the trained policy and its record to {folder}")
         elif args.command == "lab":
             from course_tools import lab_settings
 

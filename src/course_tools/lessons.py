@@ -10,12 +10,14 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import tempfile
 from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from course_helpers.languages import check_language
 from course_helpers.quick import QUICK_MODE_VARIABLE
+from course_helpers.runs import RUNS_VARIABLE
 from course_tools import notebook_json
 
 #: The id of the markdown cell that opens every lesson with its two badges (``course links``).
@@ -124,6 +126,7 @@ def run_lesson(
     show_progress: bool = True,
     extra_code: str | None = None,
     replace: Mapping[str, str] | None = None,
+    runs_folder: str | os.PathLike | None = None,
 ) -> Path:
     """Execute a lesson top to bottom and write the executed copy to ``output``.
 
@@ -135,6 +138,8 @@ def run_lesson(
     ``extra_code`` is run as one more cell at the end (the benchmark uses it to read
     the lesson's figures); it goes into the executed copy only. ``replace`` maps cell
     ids to the code to run in their place (the exercises' reference solutions).
+    Lesson 3 keeps its run, to resume it, under ``runs_folder`` (``COURSE_RUNS``); by
+    default a new temporary folder, so that every execution trains from the start.
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
@@ -172,7 +177,12 @@ def run_lesson(
         on_cell_executed=lambda **_: bar.update(1),
     )
     failure = None
-    with _environment(**{QUICK_MODE_VARIABLE: "1" if quick else "0"}):
+    fresh_runs = tempfile.TemporaryDirectory(prefix="course-runs-")
+    variables = {
+        QUICK_MODE_VARIABLE: "1" if quick else "0",
+        RUNS_VARIABLE: str(runs_folder or fresh_runs.name),
+    }
+    with fresh_runs, _environment(**variables):
         try:
             client.execute()
         except (CellExecutionError, CellTimeoutError) as error:

@@ -15,6 +15,8 @@ writes exactly the items Reverb's ``ReverbAddTrajectoryObserver`` writes (one ev
 - ``as_dataset`` needs ``sample_batch_size`` and hands out whole items (``num_steps``
   None or equal to ``sequence_length``); ``TrajectoryDataset.from_table_signature``
   hands out single items, as Reverb's does;
+- checkpoints are NumPy files, written when a client calls ``checkpoint()`` and loaded
+  when a server with a ``DefaultCheckpointer`` starts, as Reverb's are;
 - the ``SampleInfo`` beside each batch has the real structure, but ``key`` is the item's
   insertion number, ``priority`` is always 1 and ``times_sampled`` 0 (not tracked).
 
@@ -31,6 +33,7 @@ from typing import Any
 
 from course_helpers.replay.standin.buffers import ReverbAddTrajectoryObserver, ReverbReplayBuffer
 from course_helpers.replay.standin.tables import (
+    DefaultCheckpointer,
     Fifo,
     Lifo,
     MaxHeap,
@@ -77,6 +80,11 @@ STAND_INS: dict[str, types.ModuleType] = {
             "Rate limiters (min size honoured).",
             MinSize=MinSize,
             SampleToInsertRatio=SampleToInsertRatio,
+        ),
+        checkpointers=_module(
+            "reverb.checkpointers",
+            "Checkpointers (the newest checkpoint loaded at start, one kept).",
+            DefaultCheckpointer=DefaultCheckpointer,
         ),
     ),
     "reverb_replay_buffer": _module(

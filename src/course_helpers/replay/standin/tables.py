@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 import itertools
+import os
 import threading
 import weakref
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -117,6 +120,28 @@ class Items:
     def size(self) -> int:
         return min(self.written, self.max_size)
 
+    def snapshot(self) -> tuple[int, int, list[np.ndarray]]:
+        """What a checkpoint keeps: the item length, the items ever written, the rows."""
+        with self.lock:
+            return self.sequence_length, self.written, [field.copy() for field in self.fields]
+
+    def restore(
+        self, sequence_length: int, written: int, fields: list[np.ndarray], table_name: str
+    ) -> None:
+        """Put a checkpoint's rows back; they must be shaped as this table's items are."""
+        shapes = [field.shape for field in self.fields]
+        if sequence_length != self.sequence_length or [f.shape for f in fields] != shapes:
+            raise ValueError(
+                gettext(
+                    "The checkpoint of table {table} holds items of another shape than the "
+                    "table's, so it cannot be loaded. Start the run afresh in a new folder."
+                ).format(table=repr(table_name))
+            )
+        with self.lock:
+            for field, stored in zip(self.fields, fields):
+                field[...] = stored
+            self.written = written
+
     def add(self, steps: Sequence[Sequence[Any]]) -> None:
         """Store one item: ``sequence_length`` steps, each a flattened Trajectory."""
         with self.lock:
@@ -209,6 +234,8 @@ class Table:
         self.rate_limiter = rate_limiter
         self.signature = signature
         self._items: Items | None = None
+        # A checkpoint's rows, put into the table's memory when it is first opened.
+        self._restored: tuple[int, int, list[np.ndarray]] | None = None
 
     def _open(self, sequence_length: int, step_spec: Any) -> Items:
         """The table's memory, made on first use for items of ``sequence_length`` steps.
@@ -224,6 +251,9 @@ class Table:
                     lambda s: tf.TensorSpec(s.shape[1:], s.dtype), self.signature
                 )
             self._items = Items(step_spec, sequence_length, self.max_size)
+            if self._restored is not None:
+                self._items.restore(*self._restored, table_name=self.name)
+                self._restored = None
         elif self._items.sequence_length != sequence_length:
             raise ValueError(
                 gettext(
@@ -237,6 +267,58 @@ class Table:
 
     def __repr__(self) -> str:
         return f"Table(name={self.name!r}, max_size={self.max_size}) (in-process stand-in)"
+
+
+class DefaultCheckpointer:
+    """Where a server saves its tables when a client asks (``reverb.checkpointers``).
+
+    As Reverb's, a server given one loads the newest checkpoint in ``path`` when it
+    starts, and only the newest checkpoint is kept. The stand-in writes one NumPy
+    ``.npz`` file per checkpoint, completely or not at all.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], group: str = "") -> None:
+        self.path = Path(path)
+
+    def latest(self) -> Path | None:
+        found = sorted(self.path.glob("*.npz")) if self.path.is_dir() else []
+        return found[-1] if found else None
+
+    def save(self, tables: Sequence[Table]) -> str:
+        self.path.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, np.ndarray] = {}
+        for table in tables:
+            # A table restored but not yet opened still holds its checkpoint's rows.
+            state = table._items.snapshot() if table._items is not None else table._restored
+            if state is not None:
+                length, written, fields = state
+                arrays[f"{table.name}/meta"] = np.array([length, written], np.int64)
+                arrays.update({f"{table.name}/{i}": field for i, field in enumerate(fields)})
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H-%M-%S.%f")
+        target = self.path / f"{stamp}.npz"
+        partial = self.path / f"{stamp}.npz.partial"
+        with open(partial, "wb") as file:
+            np.savez(file, **arrays)
+        os.replace(partial, target)
+        for older in self.path.glob("*.npz"):
+            if older != target:
+                older.unlink()
+        return str(target)
+
+    def load(self, tables: Sequence[Table]) -> None:
+        latest = self.latest()
+        if latest is None:
+            return
+        with np.load(latest) as stored:
+            for table in tables:
+                if f"{table.name}/meta" in stored.files:
+                    length, written = (int(v) for v in stored[f"{table.name}/meta"])
+                    count = sum(name.startswith(f"{table.name}/") for name in stored.files) - 1
+                    table._restored = (
+                        length,
+                        written,
+                        [stored[f"{table.name}/{i}"] for i in range(count)],
+                    )
 
 
 # In-process servers by the made-up port that names them, so that a dataset given
@@ -265,6 +347,9 @@ class Server:
                 f"Multiple items in tables have the same name: {', '.join(duplicates)}"
             )
         self._tables = {table.name: table for table in tables or ()}
+        self._checkpointer = checkpointer
+        if checkpointer is not None:
+            checkpointer.load(list(self._tables.values()))
         self.port = next(_port_numbers)
         _servers[self.port] = self
         self._stopped = False
@@ -361,3 +446,15 @@ class Client:
 
     def _table(self, name: str) -> Table:
         return self._server._table(name)
+
+    def checkpoint(self) -> str:
+        """Save the server's tables with its checkpointer; return the checkpoint's path."""
+        server = self._server
+        if server._checkpointer is None:
+            raise RuntimeError(
+                gettext(
+                    "This Reverb server has no checkpointer, so it cannot save its tables. "
+                    "Create it with checkpointer=reverb.checkpointers.DefaultCheckpointer(path)."
+                )
+            )
+        return str(server._checkpointer.save(list(server._tables.values())))
