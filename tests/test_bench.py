@@ -529,3 +529,57 @@ def test_save_runs_refuses_to_overwrite_an_earlier_measurement(tmp_path, capsys)
     assert cli.main(["bench", "--only", "dqn", "--save-runs", str(earlier)]) != 0
     assert "already exists" in capsys.readouterr().err
     assert earlier.read_text() == "{}"
+
+
+def test_the_sac_colab_group_puts_each_colab_profile_beside_the_pinned_stack(monkeypatch, tmp_path):
+    """Issue 34: lesson 3's ms per iteration and whether it walks, on the pinned stack and
+    on each Colab-like profile, in one run; each profile runs the sac group in its own fresh
+    environment, on the Colab runtime (the stand-in for Reverb)."""
+
+    def fake_sac_rows(seeds, quick, iterations, device, environment, *rest):
+        return [
+            bench.Row(
+                "03 SAC", f"cpu seed {seeds[0]}: ms per iteration, evaluation excluded", "11.10"
+            ),
+            bench.Row("03 SAC", f"cpu seed {seeds[0]}: peak memory", "900 MiB"),
+            bench.Row("03 SAC", f"cpu seed {seeds[0]}: best average return", "6.50 at 140,000"),
+        ]
+
+    calls = []
+
+    def fake_venv(python, venv):
+        (venv / "bin").mkdir(parents=True)
+        return venv
+
+    def fake_run(command, **options):
+        calls.append((command, options.get("env", {})))
+        if command[-2:] == ["-c", "import tensorflow; print(tensorflow.__version__)"]:
+            return subprocess.CompletedProcess(command, 0, "2.21.0\n", "")
+        printed = (
+            "... 03 SAC  cpu seed 42: ms per iteration, evaluation excluded: 8.24\n"
+            "... 03 SAC  cpu seed 42: first average return >= 5 (walking): not reached\n"
+            "... 03 SAC  cpu seed 42: peak memory: 1000 MiB\n"
+        )
+        return subprocess.CompletedProcess(command, 0, printed, "")
+
+    monkeypatch.setattr(bench, "sac_rows", fake_sac_rows)
+    monkeypatch.setattr(bench, "colab_venv", fake_venv)
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    rows = {row.figure: row.value for row in bench.sac_colab_rows(["3.13"], 42, 3000, False, {})}
+    pinned = [figure for figure in rows if figure.startswith("pinned stack (Python 3.11")]
+    assert len(pinned) == 2 and all("Reverb" in figure for figure in pinned)
+    colab = "colab 3.13 (TensorFlow 2.21.0, the in-process stand-in for Reverb), seed 42: "
+    assert rows[colab + "ms per iteration, evaluation excluded"] == "8.24"
+    assert rows[colab + "first average return >= 5 (walking)"] == "not reached"
+    assert not any("peak memory" in figure for figure in rows)
+    command, environment = calls[0]
+    assert command[1:] == [
+        "bench",
+        "--only",
+        "sac",
+        "--sac-seeds",
+        "42",
+        "--sac-iterations",
+        "3000",
+    ]
+    assert environment["COURSE_RUNTIME"] == "colab"

@@ -29,6 +29,10 @@ Groups of figures (``--only`` picks some):
   from ``ci/colab/requirements-X.Y.txt``, ``COURSE_RUNTIME=colab``), in quick mode: how
   long its first cell takes to install what Colab lacks (lesson 3 with the pybullet
   compile, then again with the compiled wheel kept), and the whole lesson.
+- ``sac-colab``: lesson 3 on the pinned stack and on each Colab-like profile
+  (``--colab-python``), one after the other, same seed (the first of ``--sac-seeds``) and
+  ``--sac-iterations``: ms per iteration and, in a full run, when the robot first walks and
+  its best return.
 
 ``--cpus 1`` pins the benchmark, and the kernels it starts, to one core: the closest this
 machine comes to Binder, which gives a lesson one CPU. (Binder limits CPU time rather than
@@ -58,7 +62,9 @@ from typing import Any
 
 from course_tools import instrument, lessons
 
-GROUPS = ("dqn", "sac", "baseline", "cores", "quick", "l10n", "colab")
+GROUPS = ("dqn", "sac", "baseline", "cores", "quick", "l10n", "colab", "sac-colab")
+#: What ``course bench`` measures when no ``--only`` is given.
+DEFAULT_GROUPS = tuple(group for group in GROUPS if group != "sac-colab")
 
 # The cells course bench wraps, by id ({source} is the lesson's own code). The code they add
 # is course_tools.instrument, imported into the lesson's kernel.
@@ -727,6 +733,116 @@ def cell_seconds(cell: Any) -> float | None:
     return (end - start).total_seconds()
 
 
+def colab_venv(python: str, venv: Path) -> Path:
+    """A fresh environment of the Colab-like profile for ``python`` (what Colab preinstalls),
+    with the course installed from this checkout; its set-up cell installs the rest."""
+    root = lessons.project_root()
+    lock = root / "ci" / "colab" / f"requirements-{python}.txt"
+    if not lock.exists():
+        raise ValueError(f"No Colab-like profile for Python {python}: {lock} does not exist.")
+    interpreter = subprocess.run(
+        [str(root / "ci" / "find-python"), python], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    subprocess.run([interpreter, "-m", "venv", str(venv)], check=True)
+    for arguments in (["-r", str(lock)], ["--no-deps", "-e", str(root)]):
+        subprocess.run(
+            [uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), *arguments],
+            check=True,
+        )
+    return venv
+
+
+#: The rows of lesson 3's run that the sac-colab group reads from each profile's own bench.
+SAC_COLAB_FIGURES = (
+    "ms per iteration, evaluation excluded",
+    "first average return >= 5 (walking)",
+    "best average return",
+)
+
+
+def sac_colab_rows(
+    pythons: Sequence[str],
+    seed: int,
+    iterations: int | None,
+    quick: bool,
+    environment: dict[str, str],
+) -> list[Row]:
+    """Lesson 3 on the pinned stack (with Reverb) and on each Colab-like profile (newer
+    Python and TensorFlow, the in-process stand-in for Reverb), one after the other in one
+    run, same seed and iterations: the ms per iteration of each and, in a full run, whether
+    the robot walks there. Each profile runs ``course bench --only sac`` in its own fresh
+    environment, whose set-up cell first installs what Colab lacks (pybullet is compiled
+    once per profile; that time is not counted)."""
+    import importlib.metadata
+
+    options = ["--sac-seeds", str(seed)]
+    options += ["--sac-iterations", str(iterations)] if iterations else []
+    options += ["--quick"] if quick else []
+    pinned = (
+        f"pinned stack (Python {sys.version_info.major}.{sys.version_info.minor}, "
+        f"TensorFlow {importlib.metadata.version('tensorflow')}, Reverb)"
+    )
+    rows = [
+        Row("03 SAC", f"{pinned}, {row.figure.removeprefix('cpu ')}", row.value)
+        for row in sac_rows([seed], quick, iterations, "cpu", environment)
+        if row.figure.endswith(SAC_COLAB_FIGURES)
+    ]
+    with tempfile.TemporaryDirectory(prefix="course-bench-sac-colab-") as scratch:
+        for python in pythons:
+            venv = colab_venv(python, Path(scratch) / f"venv-{python}")
+            ran = subprocess.run(
+                [str(venv / "bin" / "course"), "bench", "--only", "sac", *options],
+                env={
+                    **os.environ,
+                    **environment,
+                    "COURSE_RUNTIME": "colab",
+                    "MPLBACKEND": "Agg",
+                    "COURSE_WHEEL_CACHE": str(Path(scratch) / "wheels"),
+                },
+                cwd=lessons.project_root(),
+                capture_output=True,
+                text=True,
+            )
+            if ran.returncode != 0:
+                tail = "\n".join((ran.stdout + ran.stderr).strip().splitlines()[-20:])
+                raise RuntimeError(
+                    f"lesson 3 failed on the Colab-like runtime for Python {python}; "
+                    f"the end of its output:\n{tail}"
+                )
+            version = subprocess.run(
+                [
+                    str(venv / "bin" / "python"),
+                    "-c",
+                    "import tensorflow; print(tensorflow.__version__)",
+                ],
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+            label = f"colab {python} (TensorFlow {version}, the in-process stand-in for Reverb)"
+            rows += [
+                Row("03 SAC", f"{label}, {figure}", value)
+                for figure, value in emitted_rows(ran.stdout)
+                if figure.endswith(SAC_COLAB_FIGURES)
+            ]
+            shutil.rmtree(venv)
+    return rows
+
+
+def emitted_rows(output: str) -> list[tuple[str, str]]:
+    """The (figure, value) of each row a ``course bench`` process printed as it went
+    ("... 03 SAC  cpu seed 7: best average return: 6.21 at ..."), without the device."""
+    found = []
+    for line in output.splitlines():
+        if not line.startswith("... "):
+            continue
+        _, _, rest = line.partition("  ")  # after the lesson ("03 SAC")
+        figure, _, value = rest.partition(" ")[2].rpartition(": ")  # after the device
+        if figure:
+            found.append((figure, value))
+    return found
+
+
 def colab_rows(python: str, quick: bool = True) -> list[Row]:
     """Each lesson on a fresh Colab-like runtime, as a learner opening it from its badge.
 
@@ -737,13 +853,6 @@ def colab_rows(python: str, quick: bool = True) -> list[Row]:
     check (lessons 1 and 3, without the second run).
     """
     root = lessons.project_root()
-    lock = root / "ci" / "colab" / f"requirements-{python}.txt"
-    if not lock.exists():
-        raise ValueError(f"No Colab-like profile for Python {python}: {lock} does not exist.")
-    interpreter = subprocess.run(
-        [str(root / "ci" / "find-python"), python], check=True, capture_output=True, text=True
-    ).stdout.strip()
-    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
     label = f"colab {python}"
     runs = (
         [("01", "fresh"), ("03", "fresh")]
@@ -754,14 +863,7 @@ def colab_rows(python: str, quick: bool = True) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="course-bench-colab-") as scratch:
         wheels = Path(scratch) / "wheels"
         for number, how in runs:
-            venv = Path(scratch) / f"venv-{number}-{how.replace(' ', '-')}"
-            subprocess.run([interpreter, "-m", "venv", str(venv)], check=True)
-            python_in_venv = str(venv / "bin" / "python")
-            for arguments in (["-r", str(lock)], ["--no-deps", "-e", str(root)]):
-                subprocess.run(
-                    [uv, "pip", "install", "--quiet", "--python", python_in_venv, *arguments],
-                    check=True,
-                )
+            venv = colab_venv(python, Path(scratch) / f"venv-{number}-{how.replace(' ', '-')}")
             stem = lessons.lesson_path(number).stem
             output = Path(scratch) / f"{stem}-{how.replace(' ', '-')}.ipynb"
             environment = {
@@ -939,6 +1041,8 @@ def measure(
     if "colab" in only:
         for python in colab_pythons:
             add(colab_rows(python, quick=quick))
+    if "sac-colab" in only:
+        add(sac_colab_rows(colab_pythons, sac_seeds[0], sac_iterations, quick, {}))
     return rows
 
 

@@ -66,8 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     bench.add_argument(
         "--only",
-        default=",".join(course_bench.GROUPS),
-        help=f"comma-separated groups among {', '.join(course_bench.GROUPS)} (default: all)",
+        default=",".join(course_bench.DEFAULT_GROUPS),
+        help=f"comma-separated groups among {', '.join(course_bench.GROUPS)} (default: all "
+        "but sac-colab, whose full runs take hours)",
     )
     bench.add_argument(
         "--seeds", default="42,1,2,3,4", help="seeds of the DQN runs (default: 42,1,2,3,4)"
@@ -101,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument(
         "--colab-python",
         default="3.13",
-        help="Python versions of the Colab-like profiles the colab group "
-        "measures, e.g. 3.13,3.12 (default: 3.13)",
+        help="Python versions of the Colab-like profiles the colab and sac-colab groups "
+        "measure, e.g. 3.13,3.12 (default: 3.13)",
     )
     bench.add_argument(
         "--lessons", default=None, help="comma-separated lessons for the quick group (default: all)"
