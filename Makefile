@@ -99,8 +99,10 @@ COLAB_STAMP     := $(COLAB_VENV)/.installed
 # An interpreter of that version: found by ci/find-python (PATH, then pyenv) unless named.
 COLAB_INTERPRETER ?=
 
+# Lesson 3 keeps its runs in a fresh folder ($COURSE_RUNS), so that each profile trains from
+# the start instead of resuming the run another profile left in runs/.
 test-colab: $(COLAB_STAMP)
-	COURSE_RUNTIME=colab COURSE_QUICK=1 MPLBACKEND=Agg \
+	COURSE_RUNTIME=colab COURSE_QUICK=1 MPLBACKEND=Agg COURSE_RUNS=$$(mktemp -d) \
 	  $(COLAB_VENV)/bin/python -m pytest -p no:cacheprovider \
 	  $(addprefix notebooks/,$(COLAB_LANGUAGES))
 

@@ -91,3 +91,17 @@ def test_decimals_must_be_a_whole_number(bad):
 
 def test_every_language_has_a_style():
     assert set(numbers.STYLES) == {entry.code for entry in ALL}
+
+
+@pytest.mark.parametrize(
+    "language, written",
+    [
+        ("en", "27 November 2026"),
+        ("fr", "27 novembre 2026"),
+        ("es", "27 de noviembre de 2026"),
+        ("pt-br", "27 de novembro de 2026"),
+    ],
+)
+def test_a_date_is_written_as_the_language_writes_it(language, written):
+    """The date a stored result was made, as a reader of the lesson's language reads it."""
+    assert numbers.date("2026-11-27T02:39:03+00:00", language=language) == written

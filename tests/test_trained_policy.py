@@ -13,6 +13,26 @@ from course_tools import trained_policy
 MACHINE = {"date": "2026-11-27T03:00:00+00:00", "cores": 2, "cpu": "AMD EPYC", "commit": "abc1234"}
 
 
+def test_a_trial_with_local_changes_says_so_in_the_learners_language(monkeypatch, tmp_path):
+    folder = tmp_path / trained.MINITAUR
+    folder.mkdir()
+    about = {
+        "seed": 10,
+        "machine": {**MACHINE, "commit": "4f1793c with local changes"},
+        "hyperparameters": {"num_iterations": 120_000},
+        "best_step": 120_000,
+        "best_return": 5.1,
+        "kept_return": 5.7,
+    }
+    (folder / trained.ABOUT).write_text(json.dumps(about))
+    monkeypatch.setattr(trained, "_FOLDER", tmp_path)
+    i18n.set_language("es")
+    try:
+        assert "4f1793c (con cambios locales)" in trained.describe_trained(trained.MINITAUR)
+    finally:
+        i18n.set_language("en")
+
+
 def record(tmp_path, weights_file=None, kept=6.2, quick=False, seeds=(7,)):
     runs = [
         {
@@ -100,8 +120,20 @@ def test_the_shipped_policy_loads_as_the_lesson_loads_it_and_says_where_it_comes
     i18n.set_language("en")
     told = trained.describe_trained(trained.MINITAUR)
     assert told.startswith("A stored result, not your run")
-    assert "seed 7" in told and "2026-11-27" in told and "abc1234" in told
+    assert "(seed 7, 150,000 iterations) on 27 November 2026" in told and "abc1234" in told
     assert "iteration 140,000" in told and "6.20" in told
+    assert "differ" not in told
+    # Beside the notebook's own settings, it names those its run did not share.
+    told = trained.describe_trained(
+        trained.MINITAUR, {"num_iterations": 150_000, "log_interval": 1}
+    )
+    assert "differ" not in told
+    told = trained.describe_trained(trained.MINITAUR, {"num_iterations": 120_000})
+    assert told.endswith("differ from this notebook's: num_iterations = 150,000.")
+    i18n.set_language("fr")
+    told = trained.describe_trained(trained.MINITAUR)
+    assert "27 novembre 2026" in told and "150\u202f000" in told
+    i18n.set_language("en")
 
 
 def test_a_missing_policy_says_what_to_do(tmp_path, monkeypatch):

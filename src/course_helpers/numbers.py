@@ -127,3 +127,35 @@ def _localize(written: str, chosen: NumberStyle) -> str:
             [whole[:head]] + [whole[i : i + 3] for i in range(head, len(whole), 3)]
         )
     return sign + whole + (chosen.decimal + decimals if decimals else "")
+
+
+#: Each language's long date (CLDR's ``d MMMM y``, with "de" in Spanish and Portuguese).
+DATE_PATTERNS = {
+    "en": "{day} {month} {year}",
+    "fr": "{day} {month} {year}",
+    "es": "{day} de {month} de {year}",
+    "pt-br": "{day} de {month} de {year}",
+}
+
+
+def date(iso: str, language: str | None = None) -> str:
+    """A date (``2026-11-27``, or the start of an ISO timestamp) as the language writes it:
+    27 November 2026, 27 novembre 2026, 27 de noviembre de 2026, 27 de novembro de 2026."""
+    chosen = check_language(language or i18n.current_language())
+    year, month, day = (int(part) for part in iso[:10].split("-"))
+    _ = i18n.translator(chosen)
+    months = (
+        _("January"),
+        _("February"),
+        _("March"),
+        _("April"),
+        _("May"),
+        _("June"),
+        _("July"),
+        _("August"),
+        _("September"),
+        _("October"),
+        _("November"),
+        _("December"),
+    )
+    return DATE_PATTERNS[chosen].format(day=day, month=months[month - 1], year=year)

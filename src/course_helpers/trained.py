@@ -9,11 +9,12 @@ It is a stored result, not the learner's run, and the lesson says so.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from course_helpers.i18n import gettext
-from course_helpers.numbers import number
+from course_helpers.numbers import date, number
 
 #: Lesson 3's policy, by the lesson's name, and the environment it acts in.
 MINITAUR = "03_sac_minitaur"
@@ -54,22 +55,61 @@ def about_trained(lesson: str) -> dict[str, Any]:
     return result
 
 
-def describe_trained(lesson: str) -> str:
-    """Where the shipped policy comes from, in the lesson's language: a stored result."""
+#: Settings that change what is shown or logged, not what is learned.
+BOOKKEEPING = frozenset(
+    {
+        "log_interval",
+        "num_eval_episodes",
+        "policy_save_interval",
+        "preview_steps",
+        "steps_per_second_interval",
+        "video_steps",
+    }
+)
+
+
+def describe_trained(lesson: str, settings: Mapping[str, Any] | None = None) -> str:
+    """Where the shipped policy comes from, in the lesson's language: a stored result. With
+    the notebook's ``settings``, also the ones its run did not share with them."""
     about = about_trained(lesson)
     machine = about["machine"]
-    return gettext(
-        "A stored result, not your run: the actor kept by one full run of this lesson "
-        "(seed {seed}) on {date}, on a machine with {cores} CPU cores ({cpu}), at commit "
-        "{commit}. Its best evaluation, at iteration {step}, was {best}; on new episodes it "
-        "scored {kept}."
+    trained_with = about["hyperparameters"]
+    text = gettext(
+        "A stored result, not your run: the actor kept by one run of this lesson's training "
+        "(seed {seed}, {iterations} iterations) on {date}, on a machine with {cores} CPU "
+        "cores ({cpu}), at commit {commit}. Its best evaluation, at iteration {step}, was "
+        "{best}; on new episodes it scored {kept}."
     ).format(
         seed=about["seed"],
-        date=str(machine.get("date", ""))[:10],
+        iterations=number(int(trained_with["num_iterations"])),
+        date=date(str(machine["date"])) if machine.get("date") else "?",
         cores=machine.get("cores", "?"),
         cpu=machine.get("cpu", "?"),
-        commit=machine.get("commit", "?"),
+        commit=_commit(str(machine.get("commit", "?"))),
         step=number(int(about["best_step"])),
         best=number(about["best_return"], 2),
         kept=number(about["kept_return"], 2),
     )
+    if settings is not None:
+        differences = [
+            f"{name} = {_show(value)}"
+            for name, value in sorted(trained_with.items())
+            if name not in BOOKKEEPING and settings.get(name) != value
+        ]
+        if differences:
+            text += " " + gettext(
+                "It was trained with settings that differ from this notebook's: {differences}."
+            ).format(differences=", ".join(differences))
+    return text
+
+
+def _commit(commit: str) -> str:
+    """The commit, and whether the lesson had local changes then (a tuning run's edit)."""
+    sha, changed, _ = commit.partition(" with local changes")
+    return f"{sha} ({gettext('with local changes')})" if changed else sha
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(value)
+    return str(value)

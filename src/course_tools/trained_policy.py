@@ -82,6 +82,7 @@ def ship(record_path: Path, seed: int | None = None, target: Path | None = None)
             "kept_return": report["kept"]["kept_return"],
             "evaluations": [[int(step), float(value)] for step, _, value in report["evaluations"]],
             "source": str(record_path),
+            "note": record.get("note", ""),
         }
         (staged / trained.ABOUT).write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
         if target.exists():
