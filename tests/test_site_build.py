@@ -265,3 +265,25 @@ def test_a_stored_run_shows_the_lessons_current_prose_and_keeps_its_outputs(tmp_
     cells = {cell.id: cell for cell in nbformat.read(target, as_version=4).cells}
     assert "Corrected since the run." in cells["intro"].source
     assert cells["video"].source == "record_video()" and cells["video"].outputs
+
+
+def test_a_stored_run_keeps_the_words_of_a_link_to_a_section_added_since_it_ran(tmp_path):
+    """The current prose may point to a section the lesson gained after the run was stored
+    (lesson 3's "A run that survives a restart"): the stored run has no such section, so
+    the link becomes its words, and links to sections it has stay links."""
+    source = executed_lesson(tmp_path / "03_demo.ipynb")
+    lesson = nbformat.read(source, as_version=4)
+    for cell in lesson.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+        if cell.id == "intro":
+            cell.source = "# A lesson\n\nSee [why](#why-fast) and [resuming](#resume)."
+    added = nbformat.v4.new_markdown_cell('<a id="resume"></a>\n\n## Resuming')
+    added.id = "resume-note"
+    lesson.cells.append(added)
+    current = tmp_path / "lesson.ipynb"
+    nbformat.write(lesson, current)
+    target = tmp_path / "src" / "03_demo.ipynb"
+    site.prepare_notebook(source, target, "en", tmp_path / "videos", prose=current)
+    intro = next(c for c in nbformat.read(target, as_version=4).cells if c.id == "intro")
+    assert intro.source.endswith("See [why](#03_demo-why-fast) and resuming.")

@@ -123,6 +123,8 @@ STORED = ("03_sac_minitaur",)
 #: The notebook metadata key of a stored execution's record.
 RECORD_KEY = "course_site"
 _ANCHOR = re.compile(r'^<a id="([\w-]+)"></a>$', re.M)
+#: A Markdown link to an anchor of the same page: [words](#anchor).
+_LOCAL_LINK = re.compile(r"\[([^\]]+)\]\(#([\w-]+)\)")
 _VIDEO = re.compile(r'<video[^>]*>\s*<source src="data:video/mp4;base64,([A-Za-z0-9+/=\s]+)"')
 
 
@@ -243,11 +245,19 @@ def prepare_notebook(
             f"{source} has no {RECORD_KEY!r} record of when and where it ran; make it with "
             f"`course site execute {source.stem} --lang {code}`."
         )
+    missing: set[str] = set()  # anchors of the lesson now that the stored run lacks
     if prose is not None:
         current = {
             cell.get("id"): cell.source
             for cell in nbformat.read(prose, as_version=4).cells
             if cell.cell_type == "markdown"
+        }
+        stored_ids = {cell.get("id") for cell in notebook.cells}
+        missing = {
+            found
+            for cell_id, text in current.items()
+            if cell_id not in stored_ids
+            for found in _ANCHOR.findall(text)
         }
         for cell in notebook.cells:
             if cell.cell_type == "markdown" and cell.get("id") in current:
@@ -267,6 +277,13 @@ def prepare_notebook(
             cell.source = _ANCHOR.sub(rf"({source.stem}-\1)=", cell.source)
             for anchor in anchors:
                 cell.source = cell.source.replace(f"](#{anchor})", f"](#{source.stem}-{anchor})")
+            # The current prose of a stored run may link to a section added to the lesson
+            # since the run was made: the stored run has no such section, so the link's
+            # words stay and the link goes (until `course site execute` runs it again).
+            cell.source = _LOCAL_LINK.sub(
+                lambda link: link.group(1) if link.group(2) in missing else link.group(0),
+                cell.source,
+            )
     _ = translator(code)
     count = 0
     for cell in notebook.cells:
