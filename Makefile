@@ -51,7 +51,7 @@ lint: setup
 test-notebooks: setup
 	$(BIN)/python -m pytest -m notebook tests $(TRANSLATED)
 
-# The website: `make site` builds _build/site/html (README, "The course as a website"),
+# The website: `make site` builds _build/site/html (docs/en/maintainers.md, "The course as a website"),
 # running lessons 1 and 2 in full in every language and taking lesson 3 from its stored
 # runs in site/executions/; SITE_OPTIONS=--quick runs every lesson in quick mode instead.
 # MathJax and axe-core come from npm (site/package-lock.json).

@@ -145,16 +145,17 @@ def test_the_course_command_starts_without_tensorflow_or_matplotlib(command):
 
 
 def layout_blocks() -> dict[str, str]:
-    """The README's layout lines for each package ("What is in the repository")."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## What is in the repository", 1)[1].split("```")[1]
+    """The layout lines for each package, in the maintainers' guide's picture of the
+    repository (its code block that lists src/course_helpers/)."""
+    guide = (ROOT / "docs" / "en" / "maintainers.md").read_text(encoding="utf-8")
+    section = next(block for block in guide.split("```")[1::2] if "src/course_helpers/" in block)
     return {
         "course_helpers": section.split("src/course_helpers/", 1)[1].split("src/course_tools/")[0],
         "course_tools": section.split("src/course_tools/", 1)[1].split("\nexercises/")[0],
     }
 
 
-def test_the_readmes_layout_names_every_module_of_both_packages():
+def test_the_maintainers_layout_names_every_module_of_both_packages():
     for package, block in layout_blocks().items():
         folder = ROOT / "src" / package
         for child in folder.iterdir():
@@ -166,10 +167,10 @@ def test_the_readmes_layout_names_every_module_of_both_packages():
                 continue
             if child.suffix == ".py" or (child / "__init__.py").exists():
                 name = child.name if child.suffix == ".py" else f"{child.name}/"
-                assert name in block, f"README's layout lacks src/{package}/{name}"
+                assert name in block, f"docs/en/maintainers.md's layout lacks src/{package}/{name}"
 
 
-def test_every_module_the_readmes_layout_names_exists():
+def test_every_module_the_maintainers_layout_names_exists():
     """The other way round: no line for a module that moved or was removed."""
     for package, block in layout_blocks().items():
         # Each entry starts a line, two spaces in: "  runtime.py", "  i18n.py, locale/".
@@ -182,5 +183,5 @@ def test_every_module_the_readmes_layout_names_exists():
         assert len(names) >= 10, names
         for name in names:
             assert (ROOT / "src" / package / name.rstrip("/")).exists(), (
-                f"README names src/{package}/{name}"
+                f"docs/en/maintainers.md names src/{package}/{name}"
             )

@@ -346,6 +346,7 @@ def test_a_ratio_of_samples_to_inserts_passes(rate_limiters):
         (250 / 1_000, "Reverb counts sampled items"),
         (1_000 / 64_000, "upside down"),
         (64_000 / 250, "count the inserts of all of them"),
+        (256 / 2, "this lesson's ratio"),
         (2.0, "then divide"),
     ],
 )

@@ -287,3 +287,92 @@ def test_a_stored_run_keeps_the_words_of_a_link_to_a_section_added_since_it_ran(
     site.prepare_notebook(source, target, "en", tmp_path / "videos", prose=current)
     intro = next(c for c in nbformat.read(target, as_version=4).cells if c.id == "intro")
     assert intro.source.endswith("See [why](#03_demo-why-fast) and resuming.")
+
+
+def guide_project(root: Path) -> Path:
+    (root / "pyproject.toml").write_text(
+        '[tool.course]\nrepository = "o/lessons"\nbranch = "main"\n', encoding="utf-8"
+    )
+    (root / "notebooks" / "en").mkdir(parents=True)
+    docs = root / "docs"
+    (docs / "en").mkdir(parents=True)
+    (docs / "fr").mkdir(parents=True)
+    (docs / "en" / "learners.md").write_text(
+        '<a id="learners"></a>\n\n# For learners\n\nSee [quick mode](#quick-mode), '
+        "[lesson 2](../../notebooks/en/02_dqn_cartpole.ipynb), "
+        "[its speed](../../notebooks/en/02_dqn_cartpole.ipynb#why-fast) and "
+        "[grading](instructors.md#workflow).\n\n"
+        '<a id="quick-mode"></a>\n\n## Quick mode\n\nFast.\n',
+        encoding="utf-8",
+    )
+    (docs / "en" / "instructors.md").write_text(
+        '<a id="instructors"></a>\n\n# For instructors\n\n'
+        "The [bench](../../benchmarks/grading.py) and [learners](learners.md).\n\n"
+        '<a id="workflow"></a>\n\n## The workflow\n\nGrade.\n',
+        encoding="utf-8",
+    )
+    (docs / "fr" / "learners.md").write_text(
+        '<a id="learners"></a>\n\n# Pour les apprenants\n\nVoir le [mode rapide](#quick-mode), '
+        "[la leçon 2](../../notebooks/fr/02_dqn_cartpole.ipynb) et la "
+        "[notation](../en/instructors.md#workflow).\n\n"
+        '<a id="quick-mode"></a>\n\n## Mode rapide\n\nVite.\n',
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_a_guide_page_links_through_sphinx_targets_and_the_english_site_where_untranslated(
+    tmp_path,
+):
+    root = guide_project(tmp_path)
+    site.prepare_guide(root, "en", "learners", tmp_path / "out" / "en.md")
+    english = (tmp_path / "out" / "en.md").read_text(encoding="utf-8")
+    assert english.startswith("(learners-learners)=\n\n# For learners")
+    assert "[quick mode](#learners-quick-mode)" in english
+    assert "[lesson 2](02_dqn_cartpole.ipynb)" in english
+    assert "[its speed](#02_dqn_cartpole-why-fast)" in english  # the lesson's own target
+    assert "[grading](#instructors-workflow)" in english
+    site.prepare_guide(root, "en", "instructors", tmp_path / "out" / "instructors.md")
+    instructors = (tmp_path / "out" / "instructors.md").read_text(encoding="utf-8")
+    assert "[bench](https://github.com/o/lessons/blob/main/benchmarks/grading.py)" in instructors
+    assert "[learners](learners.md)" in instructors
+    site.prepare_guide(root, "fr", "learners", tmp_path / "out" / "fr.md")
+    french = (tmp_path / "out" / "fr.md").read_text(encoding="utf-8")
+    assert "[la leçon 2](02_dqn_cartpole.ipynb)" in french
+    assert (
+        '<a href="../en/instructors.html#instructors-workflow" hreflang="en">notation</a>' in french
+    )
+
+
+def test_a_guide_link_the_site_cannot_follow_stops_the_build_naming_the_file(tmp_path):
+    root = guide_project(tmp_path)
+    guide = root / "docs" / "en" / "learners.md"
+    guide.write_text(guide.read_text() + "\nSee [this](elsewhere/page.md).\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"docs/en/learners.md: the link 'elsewhere/page.md'"):
+        site.prepare_guide(root, "en", "learners", tmp_path / "out.md")
+
+
+def test_the_home_page_lists_the_guides_and_marks_those_in_english(tmp_path):
+    root = guide_project(tmp_path)
+    assert site.guides_in(root, "en") == ["learners", "instructors"]
+    assert site.guides_in(root, "fr") == ["learners"]
+    page = site.home_page(
+        "fr",
+        {"01_demo": "Démo"},
+        {"learners": "Pour les apprenants", "../en/instructors": "For instructors"},
+    )
+    assert "## Guides\n\n- [Pour les apprenants](learners.md)\n" in page
+    assert (
+        '- <a href="../en/instructors.html" hreflang="en" lang="en">For instructors</a> '
+        "(en anglais)" in page
+    )
+    assert page.endswith("01_demo\nlearners\n```\n")  # the English guide is not in the toctree
+
+
+def test_the_switcher_knows_which_pages_each_language_has(tmp_path):
+    root = guide_project(tmp_path)
+    settings = site.settings(root, "fr", tmp_path, tmp_path, tmp_path)
+    assert settings["languages"]["en"]["pages"] == ["index", "learners", "instructors"]
+    assert settings["languages"]["fr"]["pages"] == ["index", "learners"]
+    template = (ROOT / "site" / "_templates" / "languages.html").read_text(encoding="utf-8")
+    assert 'pagename if pagename in entry.pages else "index"' in template

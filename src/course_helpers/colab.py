@@ -227,7 +227,7 @@ def needs_source_build(package: Package) -> bool:
 
 
 #: Minutes pybullet 3.2.7 took to compile here, on two CPU cores as Colab has, by Python
-#: version (``course bench`` does not measure this; README "Colab and Binder" says how).
+#: version (``course bench`` does not measure this; docs/en/measurements.md, "pybullet-compile", says how).
 COMPILE_MINUTES: dict[str, int] = {"3.12": 4, "3.13": 4}
 
 #: Where compiled wheels are kept, so that a second install on the same machine takes

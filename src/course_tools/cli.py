@@ -13,7 +13,7 @@ from course_helpers.languages import LANGUAGES, TRANSLATED
 from course_tools import bench as course_bench
 from course_tools import binder, lessons, links
 from course_tools.l10n import build as l10n_build
-from course_tools.l10n import catalogs
+from course_tools.l10n import catalogs, sources
 from course_tools.l10n import check as l10n_check
 
 
@@ -513,7 +513,7 @@ def _l10n(args: argparse.Namespace) -> int:
             for language in TRANSLATED:
                 items = [
                     item
-                    for name in lessons.lesson_names(root=root)
+                    for name in (source.name for source in sources.sources(root))
                     for item in catalogs.todo(catalogs.catalog_path(root, language, name))
                 ]
                 if items:

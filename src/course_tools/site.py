@@ -33,7 +33,7 @@ import polib
 
 from course_helpers.i18n import translator
 from course_helpers.languages import ALL, LANGUAGES, language
-from course_tools import lessons, links
+from course_tools import guides, lessons, links
 
 #: Alternative text of the lessons' pictures (the page's language comes from the helpers'
 #: catalogs), by what a cell calls...
@@ -375,15 +375,90 @@ def _progress_bars_as_text(notebook: Any) -> None:
             cell.outputs = kept
 
 
-def home_page(code: str, titles: dict[str, str]) -> str:
-    """The home page: the course's title, a sentence, and the lesson table."""
+_GUIDE_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+def guides_in(root: Path, code: str) -> list[str]:
+    """The guides the site shows in ``code``'s language: all in English, the translated ones
+    elsewhere (a guide left in English is linked from the English site)."""
+    names = guides.GUIDES if code == "en" else guides.TRANSLATED_GUIDES
+    return [name for name in names if guides.guide_path(root, name, code).exists()]
+
+
+def guide_title(path: Path) -> str:
+    """A guide's title: its first heading, without the #."""
+    guide = guides.read_guide(path)
+    return guide.cells[0].source.splitlines()[0].lstrip("#").strip()
+
+
+def prepare_guide(root: Path, code: str, name: str, target: Path) -> None:
+    """Write ``docs/<code>/<name>.md`` as a page of the site in ``code``.
+
+    The guide's anchors become MyST targets named after the guide (Sphinx's targets are
+    site-wide), so links between guides, and into lessons, are resolved and checked by
+    Sphinx. A lesson opens as this site's page of it; a guide that is not on this
+    language's site opens on the English one; any other file of the repository opens on
+    GitHub.
+    """
+    repo = links.repository(root)
+    assert repo is not None
+    text = guides.guide_path(root, name, code).read_text(encoding="utf-8")
+    text = re.sub(guides.ANCHOR.pattern, rf"({name}-\1)=", text, flags=re.M)
+    here = guides_in(root, code)
+
+    def link(match: re.Match[str]) -> str:
+        words, address = match.group(1), match.group(2)
+        path, _, anchor = address.partition("#")
+        if "://" in address or address.startswith("mailto:"):
+            return match.group(0)
+        if not path:
+            return f"[{words}](#{name}-{anchor})"
+        if path.startswith(f"../../notebooks/{code}/") and path.endswith(".ipynb"):
+            lesson = Path(path).stem
+            return f"[{words}](#{lesson}-{anchor})" if anchor else f"[{words}]({lesson}.ipynb)"
+        guide = Path(path).stem if path.endswith(".md") and path.count("/") <= 2 else None
+        if guide in here and path in (f"{guide}.md",):
+            return f"[{words}](#{guide}-{anchor})" if anchor else f"[{words}]({guide}.md)"
+        if guide in guides.GUIDES and path == f"../en/{guide}.md":
+            href = f"../en/{guide}.html" + (f"#{guide}-{anchor}" if anchor else "")
+            return f'<a href="{href}" hreflang="en">{words}</a>'
+        if path.startswith("../../"):
+            blob = f"https://github.com/{repo.owner}/{repo.name}/blob/{repo.branch}/{path[6:]}"
+            return f"[{words}]({blob}{'#' + anchor if anchor else ''})"
+        raise ValueError(
+            f"docs/{code}/{name}.md: the link {address!r} leads nowhere the site knows. Link "
+            "a section (#id), a guide (learners.md#id), a lesson "
+            "(../../notebooks/en/NN_name.ipynb#id) or a file of the repository (../../path)."
+        )
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(_GUIDE_LINK.sub(link, text), encoding="utf-8")
+
+
+def home_page(code: str, titles: dict[str, str], guide_titles: dict[str, str] | None = None) -> str:
+    """The home page: the course's title, a sentence, the lesson table and the guides.
+
+    ``guide_titles`` maps each guide to its title; a guide whose page is not in this
+    language's site (``../en/<name>.html``) is marked as English.
+    """
     _ = translator(code)
     rows = "\n".join(f"| [{titles[name]}]({name}.ipynb) |" for name in titles)
-    toctree = "\n".join(titles)
+    guide_titles = guide_titles or {}
+    local = [name for name in guide_titles if not name.startswith("../")]
+    items = []
+    for name, title in guide_titles.items():
+        if name.startswith("../"):
+            english = _("(in English)")
+            items.append(f'- <a href="{name}.html" hreflang="en" lang="en">{title}</a> {english}')
+        else:
+            items.append(f"- [{title}]({name}.md)")
+    guide_list = f"## {_('Guides')}\n\n" + "\n".join(items) + "\n\n" if items else ""
+    toctree = "\n".join([*titles, *local])
     return (
         f"# {_('Reinforcement learning with TF-Agents')}\n\n"
         f"{_('Three lessons, each a notebook you can read here with the outputs of a real run, or open and run in Colab or Binder.')}\n\n"
         f"| {_('Lesson')} |\n| --- |\n{rows}\n\n"
+        f"{guide_list}"
         f"```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toctree}\n```\n"
     )
 
@@ -403,7 +478,16 @@ def settings(root: Path, code: str, static: Path, extra: Path, texts: Path) -> d
         "extra": str(extra),
         "interface_locale": str(texts / "locale"),
         "interface_static": str(texts / "static"),
-        "languages": {entry.code: {"name": entry.name, "label": _("Languages")} for entry in ALL},
+        "languages": {
+            entry.code: {
+                "name": entry.name,
+                "label": _("Languages"),
+                # The pages of that language's site: the switcher leads to the same page
+                # where it exists there, to the home page otherwise (a guide in English only).
+                "pages": ["index", *lessons.lesson_names(root=root), *guides_in(root, entry.code)],
+            }
+            for entry in ALL
+        },
     }
 
 
@@ -501,7 +585,14 @@ def build(
             titles[name] = links.lesson_title(
                 lessons.read_lesson(root / "notebooks" / code / f"{name}.ipynb")
             )
-        (sources / "index.md").write_text(home_page(code, titles), encoding="utf-8")
+        guide_titles = {}
+        for guide in guides.GUIDES:
+            if guide in guides_in(root, code):
+                prepare_guide(root, code, guide, sources / f"{guide}.md")
+                guide_titles[guide] = guide_title(guides.guide_path(root, guide, code))
+            elif code != "en" and guides.guide_path(root, guide).exists():
+                guide_titles[f"../en/{guide}"] = guide_title(guides.guide_path(root, guide))
+        (sources / "index.md").write_text(home_page(code, titles, guide_titles), encoding="utf-8")
         extra.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(paths.html / code, ignore_errors=True)  # no page left from a past build
         environment = {

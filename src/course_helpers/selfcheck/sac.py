@@ -80,6 +80,12 @@ def rate_limiter(
         hint = _("the ratio is upside down: it is samples divided by inserts.")
     elif close(ratio, samples / inserts_per_actor_per_second):
         hint = _("every actor writes into the same table; count the inserts of all of them.")
+    elif close(ratio, batch_size / 2):
+        hint = _(
+            "that is this lesson's ratio, one gradient step per two collected steps: a "
+            "choice of the algorithm, which the limiter would hold by making one side wait. "
+            "The question asks for the ratio at which, at these speeds, neither side waits."
+        )
     else:
         hint = _(
             "work out how many items the learner samples per second and how many the "

@@ -21,7 +21,7 @@ from course_tools.grading.feedback import METADATA_KEY
 
 CONFIG_TEMPLATE = """# Written by `course assignment` for the course "{course_id}". It is yours to edit:
 # `course assignment` never rewrites this file once it exists. nbgrader reads it from
-# every command run in this folder. See the README, "Grading with nbgrader".
+# every command run in this folder. See docs/en/instructors.md, "Localized texts".
 from pathlib import Path
 
 from course_tools.grading import settings
@@ -137,7 +137,7 @@ def write(
     if "course_tools.grading" not in config.read_text(encoding="utf-8"):
         raise ValueError(
             f"{config} exists and does not call course_tools.grading.settings."
-            'apply(...). Add that call (see the README, "Grading with nbgrader"), '
+            'apply(...). Add that call (see docs/en/instructors.md, "Localized texts"), '
             "or choose an empty folder for the course."
         )
     target = course / "source" / assignment_id(lesson, language) / f"{lesson}.ipynb"

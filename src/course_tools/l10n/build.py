@@ -21,8 +21,9 @@ from course_helpers.i18n import translator
 from course_helpers.languages import TRANSLATED
 from course_tools import links, notebook_json
 from course_tools.l10n import catalogs, code, files, rules
+from course_tools.l10n.sources import source_named, sources
 from course_tools.l10n.units import code_pieces, join_blocks, lesson_units, split_markdown
-from course_tools.lessons import BADGES_CELL, SETUP_CELL, lesson_names, read_lesson
+from course_tools.lessons import BADGES_CELL, SETUP_CELL
 
 #: The notes shown on a markdown cell that is (partly) in English: its translation is
 #: out of date (a fuzzy entry), or there is none yet.
@@ -112,13 +113,15 @@ def render(
     english: notebook_json.Node | None = None,
     validate: bool = True,
 ) -> str:
-    """The text of notebooks/<language>/<name>.ipynb, from English and the catalog.
+    """The text of notebooks/<language>/<name>.ipynb (or of a guide, docs/<language>/...),
+    from English and the catalog.
 
     Raises :class:`catalogs.CatalogError` with ``course l10n check``'s message when a
     translation would break the notebook.
     """
+    source = source_named(root, name)
     if english is None:
-        english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
+        english = source.read(root)
     path = catalogs.catalog_path(root, language, name)
     catalog = catalogs.read_catalog(path) if path.exists() else None
     if catalog is not None and validate:
@@ -129,14 +132,14 @@ def render(
             raise catalogs.CatalogError("\n".join(problems))
     found = translations_of(catalog) if catalog is not None else {}
     fuzzy = fuzzy_of(catalog) if catalog is not None else set()
-    notebook = localize(
-        english, found, language, name, links.repository(root, required=False), fuzzy
-    )
-    return notebook_json.writes(notebook)
+    repo = links.repository(root, required=False) if source.guide is None else None
+    notebook = localize(english, found, language, name, repo, fuzzy)
+    return source.writes(notebook, language)
 
 
 def build(root: Path, languages: list[str] | None = None) -> list[Path]:
-    """Write notebooks/<lang>/NN_name.ipynb for every lesson and language; return the paths.
+    """Write notebooks/<lang>/NN_name.ipynb for every lesson and language, and
+    docs/<lang>/<guide>.md for every translated guide; return the paths.
 
     Every notebook is made before any is written: if one catalog is broken, no file
     changes, and the error names each broken entry.
@@ -149,13 +152,11 @@ def build(root: Path, languages: list[str] | None = None) -> list[Path]:
                 f"Unknown language {language!r}; choose from {', '.join(TRANSLATED)}."
             )
     made, problems = {}, []
-    for name in lesson_names(root=root):
-        english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
+    for source in sources(root):
+        english = source.read(root)
         for language in languages:
             try:
-                made[root / "notebooks" / language / f"{name}.ipynb"] = render(
-                    root, language, name, english
-                )
+                made[source.target(root, language)] = render(root, language, source.name, english)
             except catalogs.CatalogError as error:
                 problems.append(str(error))
     if problems:

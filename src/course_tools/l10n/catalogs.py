@@ -20,8 +20,8 @@ import polib
 from course_helpers.languages import TRANSLATED
 from course_helpers.languages import language as language_named
 from course_tools.l10n import code, files, po_format, po_syntax
+from course_tools.l10n.sources import source_named, sources
 from course_tools.l10n.units import lesson_units
-from course_tools.lessons import lesson_names, read_lesson
 
 #: How similar (0 to 1) a changed paragraph must be to its old version to inherit its
 #: translation as a fuzzy suggestion.
@@ -111,10 +111,9 @@ def write_catalog(catalog: polib.POFile, path: Path) -> None:
 
 
 def build_template(root: Path, lesson: str) -> polib.POFile:
-    """One template entry per paragraph of the English lesson, keyed by cell id."""
-    source = root / "notebooks" / "en" / f"{lesson}.ipynb"
+    """One template entry per paragraph of the English lesson (or guide), keyed by cell id."""
     template = _new_catalog()
-    for unit in lesson_units(read_lesson(source)):
+    for unit in lesson_units(source_named(root, lesson).read(root)):
         template.append(
             polib.POEntry(
                 msgctxt=unit.cell_id,
@@ -127,10 +126,10 @@ def build_template(root: Path, lesson: str) -> polib.POFile:
 
 
 def extract(root: Path) -> list[Path]:
-    """Write ``locales/templates/NN_name.pot`` for every English lesson."""
+    """Write ``locales/templates/<name>.pot`` for every English lesson and translated guide."""
     made = {
-        template_path(root, lesson): format_catalog(build_template(root, lesson))
-        for lesson in lesson_names(root=root)
+        template_path(root, source.name): format_catalog(build_template(root, source.name))
+        for source in sources(root)
     }
     files.write_all(made)
     return list(made)
@@ -318,7 +317,7 @@ def update(root: Path, languages: list[str] | None = None) -> dict[Path, MergeRe
                 f"Unknown language {language!r}; choose from {', '.join(TRANSLATED)}."
             )
     reports, made = {}, {}
-    for lesson in lesson_names(root=root):
+    for lesson in (source.name for source in sources(root)):
         template = read_catalog(template_path(root, lesson))
         for language in languages:
             path = catalog_path(root, language, lesson)
@@ -387,7 +386,7 @@ def status(root: Path) -> list[Status]:
     check_locale_folders(root)
     rows = []
     for language in TRANSLATED:
-        for lesson in lesson_names(root=root):
+        for lesson in (source.name for source in sources(root)):
             path = catalog_path(root, language, lesson)
             if not path.exists():
                 rows.append(

@@ -14,8 +14,9 @@ from pathlib import Path
 from course_helpers.languages import TRANSLATED
 from course_tools import notebook_json
 from course_tools.l10n import build, catalogs, code, rules
+from course_tools.l10n.sources import source_named, sources
 from course_tools.l10n.units import Unit, code_pieces, lesson_units
-from course_tools.lessons import SETUP_CELL, lesson_names, read_lesson
+from course_tools.lessons import SETUP_CELL
 
 
 def code_tokens(source: str) -> list[tuple[int, str]]:
@@ -40,6 +41,7 @@ def stale_problems(root: Path, language: str | None, name: str, units: list[Unit
         path, command = catalogs.catalog_path(root, language, name), "course l10n update"
         label = f"{name} [{language}]"
     shown = path.relative_to(root)
+    english = source_named(root, name).shown(root)
     if not path.exists():
         return [f"{label}: {shown} is missing; run '{command}'."]
     keys = _catalog_keys(catalogs.read_catalog(path))
@@ -49,13 +51,13 @@ def stale_problems(root: Path, language: str | None, name: str, units: list[Unit
         if (cell_id, text) not in keys:
             problems.append(
                 f"{label} cell {cell_id!r}: {shown} has no entry for "
-                f"{_short(text)!r} of notebooks/en/{name}.ipynb; run '{command}'."
+                f"{_short(text)!r} of {english}; run '{command}'."
             )
     for (cell_id, text), line in keys.items():
         if (cell_id, text) not in set(wanted):
             problems.append(
                 f"{label} cell {cell_id!r} ({shown}, line {line}): the entry "
-                f"{_short(text)!r} is no longer in notebooks/en/{name}.ipynb; "
+                f"{_short(text)!r} is no longer in {english}; "
                 f"run '{command}'."
             )
     return problems
@@ -69,7 +71,7 @@ def check_catalog(root: Path, language: str, name: str) -> list[str]:
     path = catalogs.catalog_path(root, language, name)
     if not path.exists():
         return []
-    english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
+    english = source_named(root, name).read(root)
     return rules.catalog_problems(
         root,
         language,
@@ -81,15 +83,19 @@ def check_catalog(root: Path, language: str, name: str) -> list[str]:
 
 
 def check_notebook(root: Path, language: str, name: str, catalog_ok: bool = True) -> list[str]:
-    """Problems of notebooks/<language>/<name>.ipynb; ``catalog_ok``: its catalog passed."""
-    english = read_lesson(root / "notebooks" / "en" / f"{name}.ipynb")
-    target = root / "notebooks" / language / f"{name}.ipynb"
+    """Problems of notebooks/<language>/<name>.ipynb (or of a translated guide);
+    ``catalog_ok``: its catalog passed."""
+    text_source = source_named(root, name)
+    english = text_source.read(root)
+    target = text_source.target(root, language)
     if not target.exists():
         return [
             f"{name} [{language}]: {target.relative_to(root)} is missing; run 'course l10n build'."
         ]
-    built = notebook_json.reads(target.read_text(encoding="utf-8"))
     problems = []
+    if text_source.guide is not None:  # a guide has no code cells: only its freshness to check
+        return _fresh(root, language, name, english, target, catalog_ok)
+    built = notebook_json.reads(target.read_text(encoding="utf-8"))
     english_code = {c.id: c.source for c in english.cells if c.cell_type == "code"}
     built_code = {c.id: c.source for c in built.cells if c.cell_type == "code"}
     if list(english_code) != list(built_code):
@@ -107,15 +113,21 @@ def check_notebook(root: Path, language: str, name: str, catalog_ok: bool = True
                 "English in more than its comments, docstrings and displayed "
                 "strings; every language runs the same code."
             )
+    return problems + _fresh(root, language, name, english, target, catalog_ok)
+
+
+def _fresh(
+    root: Path, language: str, name: str, english, target: Path, catalog_ok: bool
+) -> list[str]:
     if not catalog_ok:
-        return problems  # check_catalog names each broken entry; nothing can be built yet
+        return []  # check_catalog names each broken entry; nothing can be built yet
     fresh = build.render(root, language, name, english, validate=False)
     if target.read_text(encoding="utf-8") != fresh:
-        problems.append(
+        return [
             f"{name} [{language}]: {target.relative_to(root)} is out of date with its "
             "English source and catalog; run 'course l10n build' and commit the result."
-        )
-    return problems
+        ]
+    return []
 
 
 def check(root: Path) -> list[str]:
@@ -124,8 +136,9 @@ def check(root: Path) -> list[str]:
     problems = []
     for language in TRANSLATED:
         problems += rules.helper_catalog_problems(root, language)
-    for name in lesson_names(root=root):
-        units = lesson_units(read_lesson(root / "notebooks" / "en" / f"{name}.ipynb"))
+    for source in sources(root):
+        name = source.name
+        units = lesson_units(source.read(root))
         problems += stale_problems(root, None, name, units)
         for language in TRANSLATED:
             problems += stale_problems(root, language, name, units)
