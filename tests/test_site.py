@@ -21,6 +21,7 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 
 from course_helpers.languages import ALL, LANGUAGES
+from course_tools.guides import GUIDES, TRANSLATED_GUIDES
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "site" / "html"
@@ -28,6 +29,14 @@ SCREENSHOTS = ROOT / "_build" / "site" / "screenshots"
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 AXE = ROOT / "site" / "node_modules" / "axe-core" / "axe.min.js"
 LESSONS = sorted(p.stem for p in (ROOT / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb"))
+#: The guides on each language's site: all of them in English, the translated ones elsewhere.
+ENGLISH_ONLY = [name for name in GUIDES if name not in TRANSLATED_GUIDES]
+
+
+def guides_of(code: str) -> list[str]:
+    return list(GUIDES) if code == "en" else list(TRANSLATED_GUIDES)
+
+
 #: What a lesson page may weigh without its videos: HTML, images, styles and scripts.
 PAGE_LIMIT_MB = 4.0
 
@@ -116,7 +125,7 @@ def pages() -> list[Path]:
 
 def test_every_language_has_the_home_page_and_every_lesson():
     for code in LANGUAGES:
-        for page in ("index", *LESSONS):
+        for page in ("index", *LESSONS, *guides_of(code)):
             assert (HTML / code / f"{page}.html").exists(), f"{code}/{page}.html"
 
 
@@ -215,6 +224,8 @@ def interface_texts(path: Path) -> set[str]:
 def test_no_interface_text_of_a_translated_page_is_left_in_english(code):
     for english in sorted((HTML / "en").glob("*.html")):
         page = HTML / code / english.name
+        if english.stem in ENGLISH_ONLY:
+            continue  # a guide kept in English: the other sites link to the English page
         left = interface_texts(english) & interface_texts(page)
         left -= SAME_IN_EVERY_LANGUAGE | SAME_WORD[code] | NEVER_SHOWN
         left = {text for text in left if not text.startswith(".")}  # file types: .ipynb, .pdf
@@ -232,7 +243,7 @@ def expected_lang(code: str) -> str:
     return {"pt-br": "pt-BR"}.get(code, code)
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
+@pytest.mark.parametrize("lesson", [*LESSONS, *TRANSLATED_GUIDES])
 def test_the_language_switcher_leads_to_the_same_lesson_in_each_language(browser, server, lesson):
     for code in LANGUAGES:
         browser.get(urljoin(server, f"{code}/{lesson}.html"))
@@ -248,6 +259,29 @@ def test_the_language_switcher_leads_to_the_same_lesson_in_each_language(browser
         browser.get(link)
         assert lang_of(browser) == expected_lang(code)
         assert browser.current_url.endswith(f"/{code}/{lesson}.html")
+
+
+@pytest.mark.parametrize("guide", ENGLISH_ONLY)
+def test_an_english_only_guide_switches_to_each_languages_home_page(browser, server, guide):
+    browser.get(urljoin(server, f"en/{guide}.html"))
+    switcher = browser.find_element("css selector", "nav.course-languages")
+    targets = {
+        link.get_attribute("hreflang"): link.get_attribute("href")
+        for link in switcher.find_elements("tag name", "a")
+    }
+    assert targets["en"].endswith(f"/en/{guide}.html")
+    for code in LANGUAGES:
+        if code != "en":
+            assert targets[code].endswith(f"/{code}/index.html"), targets[code]
+
+
+def test_each_translated_home_page_lists_the_english_guides_as_english():
+    for code in LANGUAGES:
+        if code == "en":
+            continue
+        home = (HTML / code / "index.html").read_text(encoding="utf-8")
+        for guide in ENGLISH_ONLY:
+            assert f'href="../en/{guide}.html" hreflang="en" lang="en"' in home, (code, guide)
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
@@ -292,7 +326,7 @@ def test_a_lesson_page_renders_its_math_images_and_videos(browser, server, code)
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_every_page_passes_axe_without_serious_violations(browser, server, code):
-    for page in ("index", *LESSONS):
+    for page in ("index", *LESSONS, *guides_of(code)):
         browser.get(urljoin(server, f"{code}/{page}.html"))
         serious = serious_violations(browser)
         assert not serious, f"{code}/{page}.html:\n" + "\n".join(serious)
