@@ -461,8 +461,9 @@ def test_the_report_reads_lesson_3s_kept_actor_and_saves_its_weights_when_asked(
     assert [saved[name].shape for name in saved.files] == [(2, 3), (3,)]
 
 
-def _run(seed, values, *, quick=False, hyperparameters=""):
+def _run(seed, values, *, quick=False, hyperparameters="", lesson="02"):
     return {
+        "lesson": lesson,
         "seed": seed,
         "quick": quick,
         "hyperparameters": hyperparameters,
@@ -500,7 +501,7 @@ def test_the_reference_file_holds_every_runs_returns_with_seeds_settings_and_mac
 @pytest.mark.parametrize(
     "runs, reason",
     [
-        ([], "no DQN run"),
+        ([], "no run was made"),
         ([_run(42, [50.0], quick=True)], "drop --quick"),
         ([_run(42, [50.0], hyperparameters="gamma=1.0")], "drop --quick and --hyperparameters"),
         ([_run(42, [50.0, 60.0]), _run(1, [50.0])], "evaluated at other steps"),
@@ -509,6 +510,23 @@ def test_the_reference_file_holds_every_runs_returns_with_seeds_settings_and_mac
 def test_a_reference_that_would_mislead_is_refused(runs, reason):
     with pytest.raises(ValueError, match=reason):
         bench.reference_runs(runs, MACHINE)
+
+
+def test_each_lessons_runs_become_that_lessons_reference():
+    made = bench.references(
+        [
+            _run(42, [50.0, 200.0]),
+            _run(1, [1.0, 6.0], lesson="03"),
+            _run(2, [2.0, 7.0], lesson="03"),
+        ],
+        MACHINE,
+    )
+    assert set(made) == {"02_dqn_cartpole", "03_sac_minitaur"}
+    assert made["02_dqn_cartpole"]["seeds"] == [42]
+    assert made["03_sac_minitaur"]["seeds"] == [1, 2]
+    assert made["03_sac_minitaur"]["returns"] == [[1.0, 6.0], [2.0, 7.0]]
+    with pytest.raises(ValueError, match="no run was made"):
+        bench.references([], MACHINE)
 
 
 def test_write_reference_refuses_other_settings_before_running_anything(capsys):

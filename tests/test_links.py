@@ -81,6 +81,19 @@ def test_each_notebook_opens_with_its_own_two_badges(language, lesson):
     assert_opens(binder[0], language, lesson)
 
 
+GUIDE = re.compile(r"\]\((https://github\.com/[^)\s]+/docs/[^)\s]+\.md)\)")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_each_notebook_leads_to_the_learners_guide_in_its_language(language, lesson):
+    first = nbformat.read(ROOT / "notebooks" / language / f"{lesson}.ipynb", as_version=4).cells[0]
+    found = GUIDE.findall(first.source)
+    assert found == [REPO.guide_url(language)], first.source
+    path = found[0].split(f"/blob/{REPO.branch}/", 1)[1]
+    assert (ROOT / path).exists(), f"{lesson} [{language}] links {path}, which does not exist"
+
+
 def readme_table_rows() -> list[list[str]]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     table = text.split(links.README_START)[1].split(links.README_END)[0]

@@ -225,6 +225,32 @@ def test_a_wrong_loop_gets_a_hint_about_its_misunderstanding(cartpole, mistake, 
     assert not feedback and misunderstanding in feedback.message
 
 
+def test_answers_that_let_the_environment_reset_itself_pass(cartpole):
+    # TF-Agents environments reset on the step after a LAST one: a driver relies on it,
+    # and so may a loop that resets once; both play num_episodes episodes.
+    from tf_agents.drivers import py_driver
+    from tf_agents.metrics import py_metrics
+
+    def with_a_driver(env, policy, num_episodes):
+        metric = py_metrics.AverageReturnMetric(buffer_size=num_episodes)
+        py_driver.PyDriver(env, policy, [metric], max_episodes=num_episodes).run(env.reset())
+        return metric.result()
+
+    def one_reset(env, policy, num_episodes):
+        time_step, totals, total = env.reset(), [], 0.0
+        while len(totals) < num_episodes:
+            time_step = env.step(policy.action(time_step).action)
+            total += float(time_step.reward)
+            if time_step.is_last():
+                totals.append(total)
+                total = 0.0
+        return sum(totals) / num_episodes
+
+    for answer in (with_a_driver, one_reset):
+        feedback = selfcheck.average_return_function(answer, cartpole, always_left(cartpole), 3)
+        assert feedback, f"{answer.__name__}: {feedback.message}"
+
+
 def test_a_loop_that_plays_one_episode_fails_even_if_its_number_is_the_average(cartpole):
     # A trained policy scores 200 in every episode: one episode then gives the average.
     cartpole.seed(1)

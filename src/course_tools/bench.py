@@ -945,19 +945,22 @@ def machine_description() -> dict[str, Any]:
     }
 
 
-#: Where ``--write-reference`` writes lesson 2's measured runs, shipped with the helpers.
-DQN_REFERENCE = Path(__file__).resolve().parent.parent / "course_helpers" / "measurements"
+#: Where ``--write-reference`` writes the lessons' measured runs, shipped with the helpers.
+REFERENCES = Path(__file__).resolve().parent.parent / "course_helpers" / "measurements"
+#: The lesson each benchmark group's runs belong to.
+REFERENCE_LESSONS = {"02": "02_dqn_cartpole", "03": "03_sac_minitaur"}
 
 
 def reference_runs(runs: Sequence[dict[str, Any]], machine: dict[str, Any]) -> dict[str, Any]:
-    """Lesson 2's full runs, as :func:`course_helpers.measured_runs` reads them: the average
-    return at each evaluation of each run, with the seeds, settings, date, machine and commit.
+    """One lesson's full runs, as :func:`course_helpers.measured_runs` reads them: the
+    average return at each evaluation of each run, with the seeds, settings, date, machine
+    and commit.
 
     Only runs of the lesson's own defaults in full mode may be shipped: a reference measured
     with other settings, or in quick mode, would mislead every learner who compares with it.
     """
     if not runs:
-        raise ValueError("--write-reference needs the dqn group: no DQN run was made.")
+        raise ValueError("--write-reference needs the dqn or sac group: no run was made.")
     if any(run["quick"] or run["hyperparameters"] for run in runs):
         raise ValueError(
             "--write-reference ships the lesson's own runs: drop --quick and --hyperparameters."
@@ -981,6 +984,17 @@ def reference_runs(runs: Sequence[dict[str, Any]], machine: dict[str, Any]) -> d
         "steps": steps,
         "returns": returns,
     }
+
+
+def references(runs: Sequence[dict[str, Any]], machine: dict[str, Any]) -> dict[str, Any]:
+    """{lesson name: its reference}, one per lesson among ``runs`` (lesson 2's DQN runs,
+    lesson 3's SAC runs), each made by :func:`reference_runs`."""
+    by_lesson: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        by_lesson.setdefault(REFERENCE_LESSONS[run["lesson"]], []).append(run)
+    if not by_lesson:
+        raise ValueError("--write-reference needs the dqn or sac group: no run was made.")
+    return {name: reference_runs(found, machine) for name, found in by_lesson.items()}
 
 
 def devices() -> list[tuple[str, dict[str, str]]]:

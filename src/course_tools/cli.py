@@ -132,9 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument(
         "--write-reference",
         action="store_true",
-        help="ship the DQN runs with the course: lesson 2 draws its learner's curve over "
-        "them (src/course_helpers/measurements/02_dqn_cartpole.json); only with the "
-        "lesson's defaults in full mode",
+        help="ship the DQN and SAC runs with the course: lessons 2 and 3 draw the "
+        "learner's curve over them (src/course_helpers/measurements/<lesson>.json); only "
+        "with the lessons' defaults in full mode",
     )
 
     for name, help_text in (
@@ -426,11 +426,14 @@ def _bench(args: argparse.Namespace) -> int:
             ) from None
 
     if args.write_reference and (
-        "dqn" not in split(args.only) or args.quick or args.hyperparameters
+        not {"dqn", "sac"} & set(split(args.only))
+        or args.quick
+        or args.hyperparameters
+        or args.sac_iterations is not None
     ):
         raise ValueError(
-            "--write-reference ships the lesson's own runs: it needs the dqn group, full "
-            "mode, and no --hyperparameters."
+            "--write-reference ships the lesson's own runs: it needs the dqn or sac group, "
+            "full mode, and no --hyperparameters or --sac-iterations."
         )
     if args.save_runs is not None and args.save_runs.exists():
         raise ValueError(
@@ -455,10 +458,11 @@ def _bench(args: argparse.Namespace) -> int:
         runs=runs,
     )
     if args.write_reference:
-        reference = course_bench.reference_runs(runs, course_bench.machine_description())
-        path = course_bench.DQN_REFERENCE / "02_dqn_cartpole.json"
-        path.write_text(json.dumps(reference, indent=1) + "\n", encoding="utf-8")
-        print(f"Wrote the measured runs that lesson 2 draws to {path}", flush=True)
+        made = course_bench.references(runs, course_bench.machine_description())
+        for name, reference in made.items():
+            path = course_bench.REFERENCES / f"{name}.json"
+            path.write_text(json.dumps(reference, indent=1) + "\n", encoding="utf-8")
+            print(f"Wrote the measured runs that lesson {name} draws to {path}", flush=True)
     if args.save_runs is not None:
         record = {"machine": course_bench.machine_description(), "runs": runs}
         args.save_runs.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

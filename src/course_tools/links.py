@@ -62,6 +62,19 @@ class Repository:
         """The branch as a zip, which pip installs without git (Colab's set-up cell)."""
         return f"https://github.com/{self.owner}/{self.name}/archive/refs/heads/{self.branch}.zip"
 
+    def guide_url(self, language: str) -> str:
+        """The learners' guide in ``language`` (docs/<language>/learners.md) on GitHub."""
+        return (
+            f"https://github.com/{self.owner}/{self.name}/blob/{self.branch}/docs/"
+            f"{language}/learners.md"
+        )
+
+    def badges_cell_text(self, language: str, lesson: str) -> str:
+        """A lesson's first cell: its two badges, then a link to the learners' guide."""
+        _ = translator(language)
+        guide = _("How to run the lessons, on Colab, Binder or your own computer")
+        return f"{self.badges(language, lesson)}\n\n[{guide}]({self.guide_url(language)})"
+
     def badges(self, language: str, lesson: str) -> str:
         """The two badges as markdown, with their text in ``language``."""
         _ = translator(language)
@@ -103,7 +116,7 @@ def repository(root: Path, required: bool = True) -> Repository | None:
 def badges_cell(repo: Repository, language: str, lesson: str) -> nbformat.NotebookNode:
     import nbformat  # imported here: it costs most of a second
 
-    cell = nbformat.v4.new_markdown_cell(repo.badges(language, lesson))
+    cell = nbformat.v4.new_markdown_cell(repo.badges_cell_text(language, lesson))
     cell.id = BADGES_CELL
     cell.metadata = {"course": {"generated": "course links"}}
     return cell

@@ -37,16 +37,21 @@ def _episode_returns(environment: Any, policy: Any, num_episodes: int) -> list[t
     return episodes
 
 
-class _CountingResets:
-    """The learner's environment, counting calls to ``reset()``; everything else passes."""
+class _CountingEpisodes:
+    """The learner's environment, counting the episodes played to their end (the LAST time
+    steps that ``step()`` returns); everything else passes. Episodes are counted at their
+    end, not at ``reset()``: TF-Agents environments also reset themselves on the step
+    after a LAST one, which a driver relies on."""
 
     def __init__(self, environment: Any) -> None:
         self._environment = environment
-        self.resets = 0
+        self.episodes = 0
 
-    def reset(self) -> Any:
-        self.resets += 1
-        return self._environment.reset()
+    def step(self, action: Any) -> Any:
+        time_step = self._environment.step(action)
+        if time_step.is_last():
+            self.episodes += 1
+        return time_step
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._environment, name)
@@ -64,7 +69,7 @@ def average_return_function(
     import numpy as np
 
     environment.seed(seed)
-    counted = _CountingResets(environment)
+    counted = _CountingEpisodes(environment)
     try:
         answer = function(counted, policy, num_episodes)
     except Exception as error:  # the learner's code: any error is feedback, not a crash
@@ -88,18 +93,19 @@ def average_return_function(
         return abs(answer - value) <= 1e-4 * max(1.0, abs(value))
 
     # A trained policy may score the same in every episode (200 on CartPole); then only
-    # the number of resets shows whether the function played num_episodes episodes.
-    if counted.resets < num_episodes:
+    # the number of episodes played to their end shows whether the function played
+    # num_episodes of them.
+    if counted.episodes < num_episodes:
         hint = (
             _(
                 "this is the first episode's return only; play num_episodes episodes, each "
                 "starting with reset()."
             )
-            if counted.resets <= 1
+            if counted.episodes <= 1
             else _(
-                "your function called reset() {resets} times for {episodes} episodes; play "
-                "num_episodes episodes, each starting with reset()."
-            ).format(resets=counted.resets, episodes=num_episodes)
+                "your function played {played} episodes to their end, not {episodes}; play "
+                "num_episodes episodes, each until its last time step."
+            ).format(played=counted.episodes, episodes=num_episodes)
         )
         return Feedback(False, _("Not yet: {hint}").format(hint=hint))
     if close(float(np.mean(returns))):

@@ -57,7 +57,7 @@ def localize(
             if repo is not None:
                 notebook.cells[index] = notebook_json.markdown_cell(
                     BADGES_CELL,
-                    repo.badges(language, name),
+                    repo.badges_cell_text(language, name),
                     {"course": {"generated": "course links"}},
                 )
         elif cell.cell_type == "markdown":
