@@ -237,7 +237,8 @@ def test_answers_that_let_the_environment_reset_itself_pass(cartpole):
         return metric.result()
 
     def one_reset(env, policy, num_episodes):
-        time_step, totals, total = env.reset(), [], 0.0
+        time_step, total = env.reset(), 0.0
+        totals: list[float] = []
         while len(totals) < num_episodes:
             time_step = env.step(policy.action(time_step).action)
             total += float(time_step.reward)
