@@ -376,3 +376,23 @@ def test_the_switcher_knows_which_pages_each_language_has(tmp_path):
     assert settings["languages"]["fr"]["pages"] == ["index", "learners"]
     template = (ROOT / "site" / "_templates" / "languages.html").read_text(encoding="utf-8")
     assert 'pagename if pagename in entry.pages else "index"' in template
+
+
+def test_a_guide_link_to_a_section_a_stored_run_lacks_leads_to_the_lessons_page(tmp_path):
+    root = guide_project(tmp_path)
+    sources = tmp_path / "src"
+    executed_lesson(tmp_path / "02_dqn_cartpole.ipynb")
+    site.prepare_notebook(
+        tmp_path / "02_dqn_cartpole.ipynb", sources / "02_dqn_cartpole.ipynb", "en", tmp_path / "v"
+    )
+    assert site.lesson_targets(sources) == {"02_dqn_cartpole-why-fast"}
+    guide = root / "docs" / "en" / "learners.md"
+    guide.write_text(
+        guide.read_text(encoding="utf-8")
+        + "\nSee [resuming](../../notebooks/en/02_dqn_cartpole.ipynb#resume).\n",
+        encoding="utf-8",
+    )
+    site.prepare_guide(root, "en", "learners", tmp_path / "out.md", site.lesson_targets(sources))
+    text = (tmp_path / "out.md").read_text(encoding="utf-8")
+    assert "[its speed](#02_dqn_cartpole-why-fast)" in text
+    assert "[resuming](02_dqn_cartpole.ipynb)" in text

@@ -378,6 +378,18 @@ def _progress_bars_as_text(notebook: Any) -> None:
 _GUIDE_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
+def lesson_targets(sources: Path) -> set[str]:
+    """The MyST targets of the lessons prepared in ``sources`` (see :func:`prepare_notebook`)."""
+    found: set[str] = set()
+    for path in sources.glob("*.ipynb"):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        for cell in notebook.get("cells", []):
+            if cell.get("cell_type") == "markdown":
+                text = "".join(cell.get("source", ""))
+                found.update(re.findall(r"^\(([\w-]+)\)=$", text, flags=re.M))
+    return found
+
+
 def guides_in(root: Path, code: str) -> list[str]:
     """The guides the site shows in ``code``'s language: all in English, the translated ones
     elsewhere (a guide left in English is linked from the English site)."""
@@ -391,14 +403,18 @@ def guide_title(path: Path) -> str:
     return guide.cells[0].source.splitlines()[0].lstrip("#").strip()
 
 
-def prepare_guide(root: Path, code: str, name: str, target: Path) -> None:
+def prepare_guide(
+    root: Path, code: str, name: str, target: Path, targets: set[str] | None = None
+) -> None:
     """Write ``docs/<code>/<name>.md`` as a page of the site in ``code``.
 
     The guide's anchors become MyST targets named after the guide (Sphinx's targets are
     site-wide), so links between guides, and into lessons, are resolved and checked by
     Sphinx. A lesson opens as this site's page of it; a guide that is not on this
     language's site opens on the English one; any other file of the repository opens on
-    GitHub.
+    GitHub. ``targets`` holds the lessons' targets on this site (``02_dqn_cartpole-why-fast``):
+    a link to a section that a stored run of its lesson lacks (added since the run was
+    made) leads to the lesson's page instead, until ``course site execute`` runs it again.
     """
     repo = links.repository(root)
     assert repo is not None
@@ -415,7 +431,9 @@ def prepare_guide(root: Path, code: str, name: str, target: Path) -> None:
             return f"[{words}](#{name}-{anchor})"
         if path.startswith(f"../../notebooks/{code}/") and path.endswith(".ipynb"):
             lesson = Path(path).stem
-            return f"[{words}](#{lesson}-{anchor})" if anchor else f"[{words}]({lesson}.ipynb)"
+            if anchor and (targets is None or f"{lesson}-{anchor}" in targets):
+                return f"[{words}](#{lesson}-{anchor})"
+            return f"[{words}]({lesson}.ipynb)"
         guide = Path(path).stem if path.endswith(".md") and path.count("/") <= 2 else None
         if guide in here and path in (f"{guide}.md",):
             return f"[{words}](#{guide}-{anchor})" if anchor else f"[{words}]({guide}.md)"
@@ -588,7 +606,7 @@ def build(
         guide_titles = {}
         for guide in guides.GUIDES:
             if guide in guides_in(root, code):
-                prepare_guide(root, code, guide, sources / f"{guide}.md")
+                prepare_guide(root, code, guide, sources / f"{guide}.md", lesson_targets(sources))
                 guide_titles[guide] = guide_title(guides.guide_path(root, guide, code))
             elif code != "en" and guides.guide_path(root, guide).exists():
                 guide_titles[f"../en/{guide}"] = guide_title(guides.guide_path(root, guide))
