@@ -144,6 +144,39 @@ def test_as_py_policy_lets_go_of_policies_no_longer_used(tf_cartpole):
     assert first_alive() is None
 
 
+def test_batched_py_policy_acts_as_the_tf_policy_for_each_batch_size_and_follows_new_weights(
+    tf_cartpole,
+):
+    """The batched wrapper calls one concrete function per batch size: the actions must be the
+    greedy policy's own, for 4 and 10 CartPoles side by side, and a change to the network's
+    weights must reach them (the function reads the variables, it does not copy them)."""
+    import tensorflow as tf
+    from tf_agents.networks import q_network
+    from tf_agents.policies import greedy_policy, q_policy
+
+    q_net = q_network.QNetwork(
+        tf_cartpole.observation_spec(), tf_cartpole.action_spec(), fc_layer_params=(8,)
+    )
+    policy = greedy_policy.GreedyPolicy(
+        q_policy.QPolicy(tf_cartpole.time_step_spec(), tf_cartpole.action_spec(), q_net)
+    )
+    wrapped = environments.batched_py_policy(policy)
+    for size in (4, 10, 4):
+        envs = batched_py_environment.BatchedPyEnvironment(
+            [suite_gym.load("CartPole-v0") for _ in range(size)], multithreading=False
+        )
+        time_step = envs.reset()
+        action = wrapped.action(time_step).action
+        assert isinstance(action, np.ndarray) and action.shape == (size,)
+        expected = np.argmax(q_net(tf.convert_to_tensor(time_step.observation))[0], axis=-1)
+        np.testing.assert_array_equal(action, expected)
+    # Make action 1 always the larger: the wrapper must see the new weights.
+    last = q_net.layers[-1]
+    kernel, bias = last.get_weights()
+    last.set_weights([np.zeros_like(kernel), np.array([0.0, 1.0], dtype=bias.dtype)])
+    np.testing.assert_array_equal(wrapped.action(time_step).action, np.ones(4, dtype=np.int64))
+
+
 def test_as_py_policy_rejects_something_that_is_not_a_policy():
     with pytest.raises(TypeError, match="Expected a TF-Agents policy, got function"):
         environments.as_py_policy(lambda time_step: 0)

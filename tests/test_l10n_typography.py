@@ -31,6 +31,16 @@ NBSP, NNBSP = "\u00a0", "\u202f"
             ["write '¿' where the phrase ending in '?' begins", "no space before ':'"],
         ),
         ("Un « búfer ».", "es", ["no space inside « »"]),
+        (
+            "Il collecte 300 000 pas.",
+            "fr",
+            ["narrow no-break space (U+202F), not a plain space, between a number's thousands"],
+        ),
+        (
+            f"Durante 10{NNBSP}000 pasos.",
+            "es",
+            ["no-break space (U+00A0), not a narrow no-break space, between a number's thousands"],
+        ),
         ('Ele disse "não".', "pt-br", ["“aspas curvas” instead of straight quotes"]),
     ],
 )
@@ -46,6 +56,8 @@ def test_a_mistake_is_named_with_the_rule_it_breaks(text, language, words):
         (f"Pourquoi{NNBSP}? Voici{NBSP}: un «{NBSP}tampon{NBSP}».", "fr"),
         ("Le code `a ? b : c` et $x : y$ et [lien](https://a.b/c?d=1) restent tels quels.", "fr"),
         ("¿Por qué? Así: «búfer».", "es"),
+        (f"Il collecte 300{NNBSP}000 pas, soit 1{NNBSP}000 par épisode.", "fr"),
+        (f"Durante 10{NBSP}000 pasos, y 1000 más.", "es"),
         ("Ele disse “não”: certo?", "pt-br"),
     ],
 )

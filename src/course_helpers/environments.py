@@ -173,9 +173,25 @@ def _batched_policy_class() -> type:
     class BatchedPyTFEagerPolicy(py_tf_eager_policy.PyTFEagerPolicy):
         def __init__(self, policy: Any) -> None:
             super().__init__(policy, use_tf_function=True, batch_time_steps=False)
+            # One concrete function per batch size (4 collect CartPoles, 10 evaluation
+            # ones...). Calling it directly skips the tf.function's matching of the
+            # arguments to a trace, which in TensorFlow 2.15 took about 0.4 ms of a 1 ms
+            # call on CartPole: the same graph, with less Python around it.
+            self._concrete: dict[Any, Any] = {}
 
         def _action(self, time_step: Any, policy_state: Any, seed: Any = None) -> Any:
-            step = super()._action(time_step, policy_state, seed=seed)
+            if seed is not None:
+                step = super()._action(time_step, policy_state, seed=seed)
+            else:
+                time_step = tf.nest.map_structure(tf.convert_to_tensor, time_step)
+                key = tuple(time_step.step_type.shape)
+                action_fn = self._concrete.get(key)
+                if action_fn is None:
+                    action_fn = self._policy_action_fn.get_concrete_function(
+                        time_step, policy_state, None
+                    )
+                    self._concrete[key] = action_fn
+                step = action_fn(time_step, policy_state, None)
             return step._replace(
                 action=tf.nest.map_structure(np.asarray, step.action),
                 info=tf.nest.map_structure(np.asarray, step.info),

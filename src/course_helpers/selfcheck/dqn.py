@@ -492,8 +492,8 @@ def td_targets(
             True,
             _(
                 "Right: where the pole fell, d = 0 and the target is the reward "
-                "alone; at a time limit, d stays 1 and the target still counts "
-                "the value of s′."
+                "alone; at a cut by TF-Agents' TimeLimit, d stays 1 and the "
+                "target still counts the value of s′."
             ),
         )
     bootstrapped, cut = reward + gamma * q.max(), float(reward)

@@ -8,10 +8,12 @@ see): it keeps the English typography it was written in. Straight quotes may the
 enclose text copied from English (``"Received incompatible tensor"``, ``"up"``), and
 nothing else.
 
-- **fr**: a narrow no-break space (U+202F) before ``;``, ``!`` and ``?``; a no-break
-  space (U+00A0) before ``:`` and inside « guillemets »; « » for quotations, not "…".
+- **fr**: a narrow no-break space (U+202F) before ``;``, ``!`` and ``?`` and between a
+  number's thousands (300 000); a no-break space (U+00A0) before ``:`` and inside
+  « guillemets »; « » for quotations, not "…".
 - **es**: no space before ``;``, ``:``, ``!``, ``?``; a question or exclamation opens
-  with ``¿`` or ``¡``; «comillas angulares» (no space inside) for quotations, not "…".
+  with ``¿`` or ``¡``; «comillas angulares» (no space inside) for quotations, not "…"; a
+  no-break space (U+00A0) between a number's thousands (20 000).
 - **pt-br**: no space before ``;``, ``:``, ``!``, ``?``; “aspas curvas” for quotations,
   not "…".
 
@@ -94,6 +96,10 @@ _FRENCH = [
     (re.compile(r"«(?!\u00a0)"), "a no-break space (U+00A0) after '«'"),
     (re.compile(r"(?<!\u00a0)»"), "a no-break space (U+00A0) before '»'"),
     (re.compile(r'"'), "« guillemets » instead of straight quotes"),
+    (
+        re.compile(r"(?<=\d)[ \u00a0](?=\d{3}(?!\d))"),
+        "a narrow no-break space (U+202F), not {found}, between a number's thousands",
+    ),
 ]
 _SPANISH_PORTUGUESE = [
     (re.compile(r"[ \u00a0\u202f](?=[;:!?](\s|$))"), "no space before {mark!r}"),
@@ -101,6 +107,10 @@ _SPANISH_PORTUGUESE = [
 _SPANISH = [
     (re.compile(r'"'), "«comillas angulares» instead of straight quotes"),
     (re.compile(r"«[ \u00a0\u202f]|[ \u00a0\u202f]»"), "no space inside « »"),
+    (
+        re.compile(r"(?<=\d)[ \u202f](?=\d{3}(?!\d))"),
+        "a no-break space (U+00A0), not {found}, between a number's thousands",
+    ),
 ]
 _PORTUGUESE = [
     (re.compile(r'"'), "“aspas curvas” instead of straight quotes"),
