@@ -8,7 +8,7 @@ import pytest
 from course_helpers import diagrams, i18n
 from course_helpers.languages import LANGUAGES
 
-PICTURES = ["replay_buffer_flow", "dqn_loop", "sac_actor_learner"]
+PICTURES = ["replay_buffer_flow", "dqn_loop", "sac_actor_learner", "distributed_sac"]
 
 
 @pytest.fixture(autouse=True)

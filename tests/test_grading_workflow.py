@@ -447,7 +447,11 @@ def test_a_fork_bomb_is_stopped_at_the_process_limit_and_the_next_student_is_gra
     )
     printed = "".join(o.get("text", "") for o in ravi.cells[-1].get("outputs", []))
     assert "refused: Resource temporarily unavailable" in printed, printed  # the limit was hit
-    assert 10 < int(printed.split("processes:")[1]) <= 512  # threads count too
+    # The limit the kernel ran under is the grader's, and the bomb stayed below it. (How
+    # many processes are left when they are counted varies: the bomb's shells exit when
+    # their own forks are refused, so only the upper bound is a property of the sandbox.)
+    assert int(printed.split("limit:")[1].split()[0]) == 512, printed
+    assert int(printed.split("processes:")[1]) <= 512  # threads count too
     line, _ = report_of(course["reports"]["en"], "sami")  # graded right after ravi
     assert f"{MAX_SCORE:g} / {MAX_SCORE:g}" in line
 

@@ -15,10 +15,10 @@ import pytest
 LESSONS = sorted(
     (Path(__file__).resolve().parents[1] / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb")
 )
-EXPECTED = ["01_replay_buffers", "02_dqn_cartpole", "03_sac_minitaur"]
+EXPECTED = ["01_replay_buffers", "02_dqn_cartpole", "03_sac_minitaur", "04_distributed_sac"]
 
 
-def test_the_three_lessons_exist_in_order():
+def test_the_four_lessons_exist_in_order():
     assert [p.stem for p in LESSONS] == EXPECTED
 
 

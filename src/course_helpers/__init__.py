@@ -26,6 +26,7 @@ _EXPORTS = {
     "hyperparameters": "quick",
     "is_quick_mode": "quick",
     "measured_runs": "measured_runs",
+    "new_run_folder": "runs",
     "number": "numbers",
     "number_list": "numbers",
     "percent": "numbers",
@@ -44,7 +45,7 @@ _EXPORTS = {
     "trained_policy_dir": "trained",
     "write_mp4": "video",
 }
-_SUBMODULES = ("diagrams", "selfcheck")
+_SUBMODULES = ("diagrams", "distributed", "selfcheck")
 
 __all__ = [
     "average_return",
@@ -52,10 +53,12 @@ __all__ = [
     "describe_run",
     "describe_trained",
     "diagrams",
+    "distributed",
     "embed_mp4",
     "hyperparameters",
     "is_quick_mode",
     "measured_runs",
+    "new_run_folder",
     "number",
     "number_list",
     "percent",

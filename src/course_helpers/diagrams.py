@@ -21,7 +21,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from course_helpers.i18n import gettext as _
 
-__all__ = ["dqn_loop", "replay_buffer_flow", "sac_actor_learner"]
+__all__ = ["distributed_sac", "dqn_loop", "replay_buffer_flow", "sac_actor_learner"]
 
 # One colour per role, the same in every picture: who acts, what stores, who learns.
 _ACTING = "#dbe9f6"
@@ -207,3 +207,36 @@ def sac_actor_learner() -> Figure:
         ("learner", "saved", _("every\ninterval"), 0.0),
     ]
     return _draw(boxes, arrows, _("SAC with the Actor-Learner API"), size=(11.5, 6))
+
+
+def distributed_sac() -> Figure:
+    """Lesson 04: the jobs of a distributed run, each its own process, around one server."""
+    boxes = {
+        "collect0": _Box(1.9, 5.0, _("Collect job 0\nMinitaur + collect policy"), _ACTING, 3.3),
+        "collect1": _Box(1.9, 3.4, _("Collect job 1\nMinitaur + collect policy"), _ACTING, 3.3),
+        "replay": _Box(6.7, 5.0, _("Replay table\nSampleToInsertRatio"), _STORING, 2.9),
+        "variables": _Box(6.7, 2.4, _("Variable container\nweights + train step"), _STORING, 2.9),
+        "train": _Box(11.0, 3.7, _("Train job\nLearner: critics, actor, α"), _LEARNING, 3.0),
+        "eval": _Box(1.9, 1.0, _("Evaluator\ngreedy policy → return"), _WATCHING, 3.3, 0.9),
+    }
+    arrows = [
+        ("collect0", "replay", _("write pairs"), 0.0),
+        ("collect1", "replay", "", 0.0),
+        ("replay", "train", _("sample\nbatches"), 0.0),
+        ("train", "variables", _("push\nweights"), 0.0),
+        ("variables", "collect1", _("pull every\nN steps"), 0.0),
+        ("variables", "eval", _("pull"), 0.0),
+    ]
+    figure = _draw(
+        boxes, arrows, _("Distributed SAC: one Reverb server, many processes"), (12.8, 6)
+    )
+    ax = figure.axes[0]
+    # The Reverb server: one process that holds both tables.
+    server = FancyBboxPatch(
+        (4.95, 1.55), 3.5, 4.25, boxstyle="round,pad=0.05,rounding_size=0.2",
+        facecolor="none", edgecolor="#888888", linestyle="--", linewidth=1.2,
+    )  # fmt: skip
+    ax.add_patch(server)
+    ax.text(6.7, 3.7, _("Reverb server"), ha="center", va="center", fontsize=10,
+            style="italic", color="#555555", gid="server-label")  # fmt: skip
+    return figure

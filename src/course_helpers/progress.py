@@ -41,7 +41,7 @@ def progress(iterable: Iterable[T] | int, description: str, **kwargs) -> tqdm:
 
 
 #: The units the helpers and lessons count in, each translated in the helpers' catalog.
-UNITS = ("it", "step", "episode", "frame", "pkg", "file")
+UNITS = ("it", "step", "episode", "frame", "pkg", "file", "pair")
 #: The bar's layout where the total is known: tqdm's own, with localized fields.
 _LAYOUT = "{desc_l}{percentage_l}|{bar}| {n_l}/{total_l} [{elapsed}<{remaining}, {rate_l}{postfix}]"
 
@@ -89,6 +89,7 @@ POSTFIX_LABELS = {
     "avg_return": "average return",
     "critic_loss": "critic loss",
     "alpha": "α",
+    "collect_jobs": "collect jobs",
 }
 
 

@@ -59,6 +59,23 @@ def run_folder(lesson: str, seed: int, settings: Mapping[str, Any]) -> Path:
     return folder
 
 
+def new_run_folder(lesson: str) -> Path:
+    """A new, empty folder for one run of ``lesson``, named by the time it was made
+    (``04_distributed_sac-20261127-112640``): a run that does not resume never meets an
+    earlier run's files."""
+    import time
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for attempt in range(1000):
+        folder = runs_base() / (f"{lesson}-{stamp}" + (f"-{attempt}" if attempt else ""))
+        try:
+            folder.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        return folder
+    raise FileExistsError(f"{runs_base()} already holds 1000 runs of {lesson} made at {stamp}")
+
+
 def checkpoint_step(folder: str | os.PathLike[str]) -> int:
     """The train step of the newest Learner checkpoint in ``folder``; 0 when there is none."""
     steps = [

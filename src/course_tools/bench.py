@@ -22,6 +22,11 @@ Groups of figures (``--only`` picks some):
 - ``cores``: one core beside all of them, in the same run: lesson 2 as a whole and lesson 3's
   ms per iteration over ``--baseline-iterations``, first on every core this process may
   use, then pinned to one; the ratio estimates Binder's pace from the course machine's.
+- ``distributed``: lesson 4's jobs (a Reverb server, a learner, collect jobs, no evaluator),
+  started by its ``Cluster`` with 1, 2 and 4 collect jobs (``--collect-jobs``), each run
+  ``--distributed-iterations`` gradient steps at lesson 3's settings: pairs written and
+  gradient steps per second once training runs, the median and largest policy lag, and
+  the run's wall time.
 - ``quick``: each lesson executed in quick mode, as CI runs it.
 - ``l10n``: extracting, merging and building every translation, in a scratch copy, and
   how long ``course l10n status`` and ``check`` take as a translator runs them.
@@ -62,7 +67,7 @@ from typing import Any
 
 from course_tools import instrument, lessons
 
-GROUPS = ("dqn", "sac", "baseline", "cores", "quick", "l10n", "colab", "sac-colab")
+GROUPS = ("dqn", "sac", "baseline", "cores", "distributed", "quick", "l10n", "colab", "sac-colab")
 #: What ``course bench`` measures when no ``--only`` is given.
 DEFAULT_GROUPS = tuple(group for group in GROUPS if group != "sac-colab")
 
@@ -639,6 +644,55 @@ def cores_rows(quick: bool, iterations: int, device: str, environment: dict[str,
     return rows
 
 
+def distributed_rows(
+    collect_jobs: Sequence[int], iterations: int, quick: bool, emit_runs: list | None = None
+) -> list[Row]:
+    """Lesson 4's jobs with each number of collect jobs, one run each, one after another."""
+    from course_helpers.distributed import DEFAULTS, QUICK, Cluster
+
+    settings = {**DEFAULTS, **(QUICK if quick else {})}
+    if not quick:
+        settings.update(num_iterations=iterations, initial_collect_steps=2_000)
+    rows = []
+    for count in collect_jobs:
+        with tempfile.TemporaryDirectory(prefix="course-distributed-") as folder:
+            cluster = Cluster(folder, settings, collect_jobs=count, evaluator=False)
+            started = time.perf_counter()
+            cluster.start()
+            try:
+                cluster.wait(timeout=6 * 3600)
+            finally:
+                cluster.stop()
+            seconds = time.perf_counter() - started
+            speed, lags = cluster.throughput(), cluster.policy_lags()
+        if emit_runs is not None:
+            emit_runs.append(
+                {"lesson": "04", "collect_jobs": count, "seconds": seconds, **speed, "lags": lags}
+            )
+        label = (
+            f"{count} collect job{'s' if count > 1 else ''}, {settings['num_iterations']:,} steps"
+        )
+        rows += [
+            Row(
+                "04 distributed",
+                f"{label}: pairs written per second",
+                f"{speed['pairs_per_second']:.1f}",
+            ),
+            Row(
+                "04 distributed",
+                f"{label}: gradient steps per second",
+                f"{speed['gradient_steps_per_second']:.2f}",
+            ),
+            Row(
+                "04 distributed",
+                f"{label}: policy lag, median and largest (gradient steps)",
+                f"{statistics.median(lags):.0f}, {max(lags)}" if lags else "no stretch recorded",
+            ),
+            Row("04 distributed", f"{label}: whole run, start to stop", _seconds(seconds)),
+        ]
+    return rows
+
+
 def quick_rows(names: Sequence[str]) -> list[Row]:
     """Each lesson in quick mode on this stack (the pinned one: Binder and local)."""
     rows = []
@@ -991,7 +1045,8 @@ def references(runs: Sequence[dict[str, Any]], machine: dict[str, Any]) -> dict[
     lesson 3's SAC runs), each made by :func:`reference_runs`."""
     by_lesson: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
-        by_lesson.setdefault(REFERENCE_LESSONS[run["lesson"]], []).append(run)
+        if run["lesson"] in REFERENCE_LESSONS:  # lesson 4's runs measure speed only
+            by_lesson.setdefault(REFERENCE_LESSONS[run["lesson"]], []).append(run)
     if not by_lesson:
         raise ValueError("--write-reference needs the dqn or sac group: no run was made.")
     return {name: reference_runs(found, machine) for name, found in by_lesson.items()}
@@ -1017,6 +1072,8 @@ def measure(
     baseline_iterations: int = 10_000,
     lessons_for_quick: Sequence[str] | None = None,
     colab_pythons: Sequence[str] = ("3.13",),
+    collect_jobs: Sequence[int] = (1, 2, 4),
+    distributed_iterations: int = 3_000,
     emit: Callable[[Row], None] = lambda row: None,
     runs: list[dict[str, Any]] | None = None,
 ) -> list[Row]:
@@ -1048,6 +1105,8 @@ def measure(
             add(baseline_rows(quick, baseline_iterations, device, environment))
         if "cores" in only:
             add(cores_rows(quick, baseline_iterations, device, environment))
+    if "distributed" in only:
+        add(distributed_rows(collect_jobs, distributed_iterations, quick, runs))
     if "quick" in only:
         add(quick_rows(lessons_for_quick or lessons.lesson_names()))
     if "l10n" in only:

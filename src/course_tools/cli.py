@@ -100,6 +100,17 @@ def main(argv: list[str] | None = None) -> int:
         "(default: 10000)",
     )
     bench.add_argument(
+        "--collect-jobs",
+        default="1,2,4",
+        help="numbers of collect jobs the distributed group runs lesson 4 with (default: 1,2,4)",
+    )
+    bench.add_argument(
+        "--distributed-iterations",
+        type=int,
+        default=3_000,
+        help="gradient steps of each run of the distributed group (default: 3000)",
+    )
+    bench.add_argument(
         "--colab-python",
         default="3.13",
         help="Python versions of the Colab-like profiles the colab and sac-colab groups "
@@ -454,6 +465,8 @@ def _bench(args: argparse.Namespace) -> int:
         baseline_iterations=args.baseline_iterations,
         lessons_for_quick=split(args.lessons) or None,
         colab_pythons=split(args.colab_python) or ["3.13"],
+        collect_jobs=seeds("--collect-jobs", args.collect_jobs),
+        distributed_iterations=args.distributed_iterations,
         emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True),
         runs=runs,
     )

@@ -148,6 +148,8 @@ subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{ORPHAN
 # A shell fork bomb in a cell of its own at the end, left running; it then counts the
 # processes it can see. (Earlier in the notebook, it would starve the kernel's own threads
 # and cost the student their grade: a fair outcome, but one that varies from run to run.)
+# The count of processes left is only an upper bound: by the time it is taken, the bomb's
+# shells may have died of their own failed forks; the limit itself is read as well.
 _BOMB = """import os, subprocess, time
 subprocess.Popen(["/bin/sh", "-c", "bomb() { bomb | bomb & }; bomb"],
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -158,6 +160,8 @@ while time.monotonic() < deadline:  # children that stay, until a new one is ref
     except OSError as error:
         print("refused:", error.strerror)
         break
+import resource
+print("limit:", resource.getrlimit(resource.RLIMIT_NPROC)[0])
 print("processes:", sum(name.isdigit() for name in os.listdir("/proc")))
 """
 # Sends its notebook to a port on the grader's machine.

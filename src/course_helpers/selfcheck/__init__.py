@@ -14,6 +14,7 @@ The checks live in one module per lesson; all of them are reachable from here, a
 lessons call them: ``course.selfcheck.dataset_shapes(...)``.
 """
 
+from course_helpers.selfcheck.distributed import *  # noqa: F403
 from course_helpers.selfcheck.dqn import *  # noqa: F403
 from course_helpers.selfcheck.feedback import Feedback as Feedback
 from course_helpers.selfcheck.replay_buffers import *  # noqa: F403

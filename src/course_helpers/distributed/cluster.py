@@ -1,0 +1,413 @@
+"""Start a distributed SAC run's jobs on this machine, watch them, and stop them all.
+
+:class:`Cluster` runs each job of :mod:`course_helpers.distributed` as its own process,
+exactly as a person would start it in a terminal (``python -m
+course_helpers.distributed.collect --root-dir ... --address localhost:PORT``), on a
+loopback port. It is the plumbing of lesson 4: what the jobs do is in their modules.
+
+No job outlives the cluster: :meth:`Cluster.stop` ends every job's process group (first
+politely, then for good), and runs when the notebook's kernel exits, when a cell waiting
+on the jobs is interrupted, and when a job the run cannot do without fails. Each job also
+ends by itself when the kernel that started it is gone (``--exit-with-parent``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from course_helpers.distributed.job import LANGUAGE_VARIABLE, MARK
+from course_helpers.distributed.sac import write_settings
+from course_helpers.i18n import current_language, gettext
+
+#: How long a job may take to stop after SIGTERM before it is killed.
+GRACE_SECONDS = 5.0
+
+
+class JobFailed(RuntimeError):
+    """A job the run cannot do without (the server, the learner, the evaluator) failed."""
+
+
+@dataclass
+class Job:
+    """One job's process and what it has reported."""
+
+    name: str
+    module: str
+    arguments: list[str]
+    log_path: Path
+    process: subprocess.Popen | None = None
+    reports: list[dict[str, Any]] = field(default_factory=list)
+    starts: int = 0
+
+    @property
+    def latest(self) -> dict[str, Any]:
+        return self.reports[-1] if self.reports else {}
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def log_tail(self, lines: int = 15) -> str:
+        """What to show of the job's log when it fails: the error a Python traceback ends
+        with (its unindented lines), else the last ``lines`` lines."""
+        try:
+            text = self.log_path.read_text(errors="replace").splitlines()
+        except FileNotFoundError:
+            return ""
+        starts = [i for i, line in enumerate(text) if line.startswith("Traceback (most recent")]
+        if starts:
+            after = text[starts[-1] + 1 :]
+            error = [line for line in after if line and not line.startswith(" ")]
+            if error:
+                return "\n".join(error)
+        return "\n".join(text[-lines:])
+
+
+class Cluster:
+    """A server, a learner, ``collect_jobs`` collect jobs and an evaluator on this machine.
+
+    Example (a lesson's cell)::
+
+        cluster = Cluster(run_dir, hp, collect_jobs=2)
+        cluster.start()
+        cluster.wait()       # progress bars until the learner's last step is evaluated
+        cluster.stop()
+    """
+
+    def __init__(
+        self,
+        root_dir: str | os.PathLike[str],
+        settings: Mapping[str, Any],
+        *,
+        collect_jobs: int = 2,
+        evaluator: bool = True,
+        port: int | None = None,
+    ):
+        if collect_jobs < 1:
+            raise ValueError(
+                gettext("A run needs at least one collect job; collect_jobs={count}.").format(
+                    count=collect_jobs
+                )
+            )
+        self.root_dir = Path(root_dir)
+        self.settings = {**settings, "collect_jobs": collect_jobs}
+        self.collect_jobs, self.evaluator = collect_jobs, evaluator
+        if port is None:  # a free port, as portpicker finds one (not installed everywhere)
+            with socket.socket() as probe:
+                probe.bind(("localhost", 0))
+                port = int(probe.getsockname()[1])
+        self.port = port
+        self.jobs: dict[str, Job] = {}
+        common = ["--root-dir", str(self.root_dir), "--exit-with-parent"]
+        at = ["--address", self.address]
+        self._add("train", "train", common + at)
+        self._add("server", "server", common + ["--port", str(port)])
+        for task in range(collect_jobs):
+            self._add(f"collect-{task}", "collect", common + at + ["--task", str(task)])
+        if evaluator:
+            self._add("eval", "evaluate", common + at)
+        self.events: list[str] = []  # what happened to the jobs, in the learner's language
+        self._started_at: float | None = None
+        self._lock = threading.Lock()
+
+    # -- starting and stopping -------------------------------------------------------------
+
+    @property
+    def address(self) -> str:
+        """Where the jobs find the Reverb server."""
+        return f"localhost:{self.port}"
+
+    def start(self) -> Cluster:
+        """Start every job: the learner first (it saves the policies the others wait
+        for), the server, the collect jobs, and the evaluator."""
+        write_settings(self.root_dir, self.settings)
+        (self.root_dir / "logs").mkdir(parents=True, exist_ok=True)
+        self._started_at = time.time()
+        for job in self.jobs.values():
+            self._launch(job)
+        atexit.register(self.stop)
+        return self
+
+    def _add(self, name: str, module: str, arguments: list[str]) -> None:
+        log = self.root_dir / "logs" / f"{name}.log"
+        self.jobs[name] = Job(name, f"course_helpers.distributed.{module}", arguments, log)
+
+    def _launch(self, job: Job) -> None:
+        environment = {**os.environ, LANGUAGE_VARIABLE: current_language()}
+        environment.setdefault("PYTHONUNBUFFERED", "1")
+        log = open(job.log_path, "a", encoding="utf-8")  # noqa: SIM115 - the reader closes it
+        job.process = subprocess.Popen(
+            [sys.executable, "-m", job.module, *job.arguments],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            env=environment,
+            text=True,
+            start_new_session=True,  # a process group of its own, which stop() ends whole
+        )
+        job.starts += 1
+        threading.Thread(
+            target=self._read, args=(job, job.process.stdout, log), daemon=True
+        ).start()
+
+    def _read(self, job: Job, stream: IO[str] | None, log: IO[str]) -> None:
+        """Keep the job's reports, and copy every line it prints to its log."""
+        with log:
+            for line in stream or ():
+                log.write(line)
+                log.flush()
+                if line.startswith(MARK):
+                    try:
+                        report = json.loads(line[len(MARK) :])
+                    except json.JSONDecodeError:
+                        continue
+                    with self._lock:
+                        job.reports.append(report)
+
+    def kill(self, name: str) -> None:
+        """End one job at once (SIGKILL), as a crash or a lost machine would."""
+        job = self._job(name)
+        if job.running():
+            assert job.process is not None
+            _signal_group(job.process, signal.SIGKILL)
+            job.process.wait()
+        self.events.append(gettext("{job} was stopped.").format(job=name))
+
+    def restart(self, name: str) -> None:
+        """Start a job again that has ended, with the same arguments."""
+        job = self._job(name)
+        if job.running():
+            raise RuntimeError(gettext("{job} is still running.").format(job=name))
+        self._launch(job)
+        self.events.append(gettext("{job} was started again.").format(job=name))
+
+    def stop(self) -> None:
+        """End every job still running: SIGTERM, then SIGKILL after a grace period."""
+        running = [job for job in self.jobs.values() if job.running()]
+        for job in running:
+            assert job.process is not None
+            _signal_group(job.process, signal.SIGTERM)
+        deadline = time.monotonic() + GRACE_SECONDS
+        for job in running:
+            assert job.process is not None
+            try:
+                job.process.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal_group(job.process, signal.SIGKILL)
+                job.process.wait()
+            # Whatever the job started (its own children) goes with it.
+            _signal_group(job.process, signal.SIGKILL)
+        atexit.unregister(self.stop)
+
+    def _job(self, name: str) -> Job:
+        if name not in self.jobs:
+            raise KeyError(
+                gettext("There is no job named {name}; the jobs are: {names}.").format(
+                    name=repr(name), names=", ".join(self.jobs)
+                )
+            )
+        return self.jobs[name]
+
+    # -- watching --------------------------------------------------------------------------
+
+    def train_step(self) -> int:
+        """The learner's last reported train step."""
+        return int(self.jobs["train"].latest.get("train_step", 0))
+
+    def done(self) -> bool:
+        """The learner reached its last step, and the evaluator evaluated it."""
+        trained = self.jobs["train"].latest.get("done", False)
+        if not self.evaluator:
+            return bool(trained)
+        evaluations = self.evaluations()
+        last = self.settings["num_iterations"]
+        return bool(trained) and bool(evaluations) and evaluations[-1][0] >= last
+
+    def evaluations(self) -> list[tuple[int, float]]:
+        """(train step, average return) of every evaluation so far."""
+        if "eval" not in self.jobs:
+            return []
+        with self._lock:
+            reports = list(self.jobs["eval"].reports)
+        return [(int(r["train_step"]), float(r["average_return"])) for r in reports]
+
+    def env_steps(self) -> dict[str, int]:
+        """Environment steps each collect job has written (over all its starts)."""
+        totals = {}
+        with self._lock:
+            for name, job in self.jobs.items():
+                if name.startswith("collect-"):
+                    # A restarted job counts from 0 again: add up each start's last count.
+                    total, previous = 0, 0
+                    for report in job.reports:
+                        if report["env_steps"] < previous:
+                            total += previous
+                        previous = report["env_steps"]
+                    totals[name] = total + previous
+        return totals
+
+    def table_counts(self) -> dict[str, int]:
+        """The replay table's last counts, as the server reported them: pairs written
+        (``inserts``), pairs sampled (``samples``, a batch counting its size) and held (``size``)."""
+        latest = self.jobs["server"].latest
+        return {key: int(latest.get(key, 0)) for key in ("inserts", "samples", "size")}
+
+    def inserts(self) -> int:
+        """Pairs written into the replay table so far, as the server counts them."""
+        return int(self.jobs["server"].latest.get("inserts", 0))
+
+    def throughput(self) -> dict[str, float]:
+        """Pairs written and gradient steps taken per second, once training had begun
+        (from the learner's first gradient step to its last report)."""
+        with self._lock:
+            trains = [(r["time"], r["train_step"]) for r in self.jobs["train"].reports]
+            server = [
+                (r["time"], r["inserts"]) for r in self.jobs["server"].reports if "inserts" in r
+            ]
+        training = [(t, s) for t, s in trains if s > 0]
+        if len(training) < 2 or len(server) < 2:
+            return {"pairs_per_second": 0.0, "gradient_steps_per_second": 0.0}
+        (t0, s0), (t1, s1) = training[0], training[-1]
+        window = [(t, n) for t, n in server if t0 <= t <= t1] or server
+        (u0, n0), (u1, n1) = window[0], window[-1]
+        return {
+            "pairs_per_second": (n1 - n0) / max(u1 - u0, 1e-9),
+            "gradient_steps_per_second": (s1 - s0) / max(t1 - t0, 1e-9),
+        }
+
+    def commands(self) -> list[str]:
+        """Each job's command line, as a person would type it to start that job by hand
+        (on another machine, replace localhost with the server's address)."""
+        import shlex
+
+        return [
+            shlex.join(
+                [
+                    "python",
+                    "-m",
+                    job.module,
+                    *(a for a in job.arguments if a != "--exit-with-parent"),
+                ]
+            )
+            for job in self.jobs.values()
+        ]
+
+    def policy_lags(self) -> list[int]:
+        """For each stretch of ``collect_steps_per_pull`` steps a collect job played, how
+        many gradient steps the learner had taken, when the stretch ended, since the
+        weights the job played it with: how stale that stretch's data was."""
+        with self._lock:
+            trains = [(r["time"], r["train_step"]) for r in self.jobs["train"].reports]
+            collectors = [list(j.reports) for n, j in self.jobs.items() if n.startswith("collect-")]
+        lags = []
+        for reports in collectors:
+            acting_with = None  # the train step of the weights the job acts with
+            for report in reports:
+                if report.get("started") or report.get("random"):
+                    acting_with = report["weights_step"]  # the random steps need no weights
+                    continue
+                learner_step = max((s for t, s in trains if t <= report["time"]), default=0)
+                if acting_with is not None:
+                    lags.append(max(0, learner_step - acting_with))
+                acting_with = report["weights_step"]
+        return lags
+
+    def wait(self, until_train_step: int | None = None, timeout: float | None = None) -> Cluster:
+        """Show the jobs' progress until the run is done (or the learner reaches
+        ``until_train_step``); stop every job if the cell is interrupted or a job the run
+        needs fails."""
+        from course_helpers.numbers import number
+        from course_helpers.progress import progress
+
+        if self._started_at is None:
+            raise RuntimeError(gettext("Start the jobs first: cluster.start()."))
+        hp = self.settings
+        # The rate limiter lets the table fill to initial_collect_steps before the first
+        # sample, then lets in samples_per_insert sampled pairs per pair written.
+        expected = hp["initial_collect_steps"] + round(
+            hp["num_iterations"] * hp["batch_size"] / hp["samples_per_insert"]
+        )
+        training = progress(hp["num_iterations"], "Training", unit="step")
+        collecting = progress(expected, "Pairs written", unit="pair")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                self._check()
+                training.n = min(self.train_step(), hp["num_iterations"])
+                collecting.n = min(self.inserts(), expected)
+                evaluations = self.evaluations()
+                alive = sum(
+                    job.running() for name, job in self.jobs.items() if name.startswith("collect")
+                )
+                training.set_postfix(
+                    avg_return=evaluations[-1][1] if evaluations else "…", refresh=False
+                )
+                collecting.set_postfix(collect_jobs=number(alive), refresh=False)
+                training.refresh()
+                collecting.refresh()
+                if self.done():  # the collect jobs wait on the rate limiter now: end them
+                    self.stop()
+                    return self
+                if until_train_step and self.train_step() >= until_train_step:
+                    return self
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeoutError(
+                        gettext("The jobs did not finish within {seconds} s.").format(
+                            seconds=number(timeout or 0)
+                        )
+                    )
+                time.sleep(0.5)
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            training.close()
+            collecting.close()
+
+    def _check(self) -> None:
+        """Raise :class:`JobFailed` when the server, the learner or the evaluator has
+        failed, or when no collect job is left to feed the learner."""
+        for name, job in self.jobs.items():
+            if job.process is None or job.process.poll() is None:
+                continue
+            vital = not name.startswith("collect-")
+            finished = job.process.returncode == 0 and name in ("train", "eval")
+            if vital and not finished:
+                raise JobFailed(self._failure(job))
+        collectors = [j for n, j in self.jobs.items() if n.startswith("collect-")]
+        if not self.jobs["train"].latest.get("done") and not any(j.running() for j in collectors):
+            raise JobFailed(
+                gettext(
+                    "No collect job is running, so the learner would wait for data forever. "
+                    "(To go on with fewer collect jobs, start one again with "
+                    'cluster.restart("collect-0") before waiting.)'
+                )
+                + "\n"
+                + self._failure(collectors[-1])
+            )
+
+    def _failure(self, job: Job) -> str:
+        assert job.process is not None
+        return gettext(
+            "The {job} job stopped with exit code {code}; every job was stopped. "
+            "The end of its log ({log}):\n{tail}"
+        ).format(job=job.name, code=job.process.returncode, log=job.log_path, tail=job.log_tail())
+
+
+def _signal_group(process: subprocess.Popen, signum: int) -> None:
+    """Send ``signum`` to the process group the job leads (it may have ended already)."""
+    try:
+        os.killpg(process.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,85 @@
+"""A collect job: one Minitaur, the collect policy, and a writer into the replay table.
+
+Run: ``python -m course_helpers.distributed.collect --root-dir RUN --address HOST:PORT
+--task K``. Any number of collect jobs may run, each with its own task number (which
+seeds its Minitaur) and on any machine that reaches the server and reads the run folder.
+Each acts with weights it pulled from the variable container, and pulls again every
+``collect_steps_per_pull`` environment steps: between two pulls it acts with weights that
+grow older while the learner trains.
+"""
+
+from __future__ import annotations
+
+import os
+
+from course_helpers.distributed import job
+from course_helpers.distributed.sac import load_env, read_settings
+
+
+def main() -> None:
+    job.quiet_tensorflow()
+    args = job.arguments("A collect job of a distributed SAC run.", task=True)
+    import reverb
+    from tf_agents.experimental.distributed import reverb_variable_container as container
+    from tf_agents.metrics import py_metrics
+    from tf_agents.policies import random_py_policy
+    from tf_agents.replay_buffers import reverb_replay_buffer, reverb_utils
+    from tf_agents.train import actor, learner
+    from tf_agents.train.utils import train_utils
+
+    settings = read_settings(args.root_dir)
+    job.stop_on_sigterm()
+    name = f"collect-{args.task}"
+    seed = settings["seed"] + 2 + args.task  # lesson 3 seeds its collect Minitaur with seed
+    env = load_env(settings, seed)
+    policy = train_utils.wait_for_policy(
+        os.path.join(
+            args.root_dir, learner.POLICY_SAVED_MODEL_DIR, learner.COLLECT_POLICY_SAVED_MODEL_DIR
+        ),
+        load_specs_from_pbtxt=True,
+    )
+    train_step = train_utils.create_train_step()
+    variables = {container.POLICY_KEY: policy.variables(), container.TRAIN_STEP_KEY: train_step}
+    variable_container = container.ReverbVariableContainer(
+        args.address, table_names=[container.DEFAULT_TABLE]
+    )
+    variable_container.update(variables)  # waits for the learner's first push
+    job.report(job=name, env_steps=0, weights_step=int(train_step.numpy()), started=True)
+
+    observer = reverb_utils.ReverbAddTrajectoryObserver(
+        reverb.Client(args.address),
+        reverb_replay_buffer.DEFAULT_TABLE,
+        sequence_length=2,
+        stride_length=1,
+    )
+    steps = py_metrics.EnvironmentSteps()
+    try:
+        if int(train_step.numpy()) == 0:  # a new run: this job's share of random steps
+            share = -(-settings["initial_collect_steps"] // max(1, settings["collect_jobs"]))
+            random_policy = random_py_policy.RandomPyPolicy(
+                env.time_step_spec(), env.action_spec(), seed=seed
+            )
+            actor.Actor(
+                env, random_policy, train_step, steps_per_run=share, observers=[observer, steps]
+            ).run()
+            observer.reset(write_cached_steps=False)
+            job.report(job=name, env_steps=int(steps.result()), weights_step=0, random=True)
+        collect_actor = actor.Actor(
+            env,
+            policy,
+            train_step,
+            steps_per_run=settings["collect_steps_per_pull"],
+            observers=[observer, steps],
+        )
+        while int(train_step.numpy()) < settings["num_iterations"]:
+            collect_actor.run()
+            variable_container.update(variables)  # the newest weights, and their step
+            job.report(
+                job=name, env_steps=int(steps.result()), weights_step=int(train_step.numpy())
+            )
+    finally:
+        observer.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""The train job: the Learner, sampling the replay table and pushing its weights.
+
+Run: ``python -m course_helpers.distributed.train --root-dir RUN --address HOST:PORT``.
+It saves the policies first (the server and the collect jobs wait for them), then takes
+``learner_steps_per_push`` gradient steps at a time, pushing the new weights and train
+step into the variable container after each, until ``num_iterations``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from course_helpers.distributed import job
+from course_helpers.distributed.sac import create_agent, load_env, read_settings
+
+
+def main() -> None:
+    job.quiet_tensorflow()
+    args = job.arguments("The train job (Learner) of a distributed SAC run.")
+    import tensorflow as tf
+    from tf_agents.experimental.distributed import reverb_variable_container as container
+    from tf_agents.replay_buffers import reverb_replay_buffer
+    from tf_agents.train import learner, triggers
+    from tf_agents.train.utils import strategy_utils, train_utils
+
+    settings = read_settings(args.root_dir)
+    job.stop_on_sigterm()
+    tf.random.set_seed(settings["seed"])
+    env = load_env(settings, settings["seed"])  # for its specs only
+    strategy = strategy_utils.get_strategy(tpu=False, use_gpu=False)
+    with strategy.scope():
+        train_step = train_utils.create_train_step()
+        agent = create_agent(settings, env, train_step)
+
+    # Saves the collect, greedy and raw policies now (the other jobs wait for them), and
+    # the weights every policy_save_interval steps.
+    save_trigger = triggers.PolicySavedModelTrigger(
+        os.path.join(args.root_dir, learner.POLICY_SAVED_MODEL_DIR),
+        agent,
+        train_step,
+        interval=settings["policy_save_interval"],
+    )
+    variables = {
+        container.POLICY_KEY: agent.collect_policy.variables(),
+        container.TRAIN_STEP_KEY: train_step,
+    }
+    variable_container = container.ReverbVariableContainer(
+        args.address, table_names=[container.DEFAULT_TABLE]
+    )
+    variable_container.push(variables)  # the collect jobs start with these weights
+
+    replay = reverb_replay_buffer.ReverbReplayBuffer(
+        agent.collect_data_spec,
+        sequence_length=2,
+        table_name=reverb_replay_buffer.DEFAULT_TABLE,
+        server_address=args.address,
+    )
+
+    def experience_dataset_fn():
+        return replay.as_dataset(sample_batch_size=settings["batch_size"], num_steps=2).prefetch(3)
+
+    agent_learner = learner.Learner(
+        args.root_dir, train_step, agent, experience_dataset_fn,
+        triggers=[save_trigger], strategy=strategy,
+    )  # fmt: skip
+    job.report(job="train", train_step=agent_learner.train_step_numpy)
+    while agent_learner.train_step_numpy < settings["num_iterations"]:
+        loss_info = agent_learner.run(iterations=settings["learner_steps_per_push"])
+        variable_container.push(variables)
+        job.report(
+            job="train",
+            train_step=agent_learner.train_step_numpy,
+            critic_loss=float(loss_info.extra.critic_loss),
+            alpha=float(tf.exp(agent._log_alpha)),
+        )
+    save_trigger(agent_learner.train_step_numpy, force_trigger=True)  # the last weights
+    job.report(job="train", train_step=agent_learner.train_step_numpy, done=True)
+
+
+if __name__ == "__main__":
+    main()
