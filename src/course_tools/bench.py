@@ -24,7 +24,7 @@ Groups of figures (``--only`` picks some):
   use, then pinned to one; the ratio estimates Binder's pace from the course machine's.
 - ``distributed``: lesson 4's jobs (a Reverb server, a learner, collect jobs, no evaluator),
   started by its ``Cluster`` with 1, 2 and 4 collect jobs (``--collect-jobs``), each run
-  ``--distributed-iterations`` gradient steps at lesson 3's settings: pairs written and
+  ``--distributed-iterations`` gradient steps at lesson 3's settings: environment steps and
   gradient steps per second once training runs, the median and largest policy lag, and
   the run's wall time.
 - ``quick``: each lesson executed in quick mode, as CI runs it.
@@ -660,7 +660,7 @@ def distributed_rows(
             started = time.perf_counter()
             cluster.start()
             try:
-                cluster.wait(timeout=6 * 3600)
+                cluster.wait(timeout=6 * 3600, show=False)
             finally:
                 cluster.stop()
             seconds = time.perf_counter() - started
@@ -675,8 +675,8 @@ def distributed_rows(
         rows += [
             Row(
                 "04 distributed",
-                f"{label}: pairs written per second",
-                f"{speed['pairs_per_second']:.1f}",
+                f"{label}: environment steps per second, all collect jobs",
+                f"{speed['env_steps_per_second']:.1f}",
             ),
             Row(
                 "04 distributed",

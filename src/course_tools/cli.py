@@ -192,6 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     site_execute.add_argument("lesson", help="e.g. 03_sac_minitaur or 03")
     site_execute.add_argument("--lang", default="en", choices=LANGUAGES)
+    site_execute.add_argument(
+        "--quick",
+        action="store_true",
+        help="store a quick-mode run (its page says the agent is not trained), until a "
+        "full run is stored",
+    )
 
     l10n = commands.add_parser("l10n", help="translation catalogs (gettext, keyed by cell id)")
     steps = l10n.add_subparsers(dest="step", required=True)
@@ -355,7 +361,7 @@ def _site(args: argparse.Namespace) -> int:
     else:
         name = lessons.lesson_path(args.lesson, args.lang).stem
         target = site.stored_path(site.Paths(root), args.lang, name)
-        path = site.execute(root, name, args.lang, target)
+        path = site.execute(root, name, args.lang, target, quick=args.quick)
         print(f"course site: stored {path}")
     return 0
 

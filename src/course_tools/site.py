@@ -56,6 +56,12 @@ ALT_BY_CALL = {
         "and updates the policy variables that both actors read; triggers save the policy at "
         "intervals."
     ),
+    "course.diagrams.distributed_sac(": (
+        "Diagram of distributed SAC: two collect jobs write pairs into the replay table of a "
+        "Reverb server; the train job samples batches from it and pushes its weights into the "
+        "server's variable container, from which the collect jobs and the evaluator pull "
+        "them; each job is a process of its own."
+    ),
     "course.plot_returns(": "Plot of the average return at each evaluation against the training step.",
     "course.plot_q_values(": "Plot of the Q-values against the training step.",
     "course.plot_q_against_returns(": (
@@ -119,7 +125,7 @@ COPY_BUTTON_TEXTS = {
 }
 
 #: Lessons whose executions are stored rather than run by each build.
-STORED = ("03_sac_minitaur",)
+STORED = ("03_sac_minitaur", "04_distributed_sac")
 #: The notebook metadata key of a stored execution's record.
 RECORD_KEY = "course_site"
 _ANCHOR = re.compile(r'^<a id="([\w-]+)"></a>$', re.M)

@@ -50,6 +50,10 @@ class Job:
     process: subprocess.Popen | None = None
     reports: list[dict[str, Any]] = field(default_factory=list)
     starts: int = 0
+    first_report: int = 0  # where the reports of the job's latest start begin
+
+    def reports_since_start(self) -> list[dict[str, Any]]:
+        return self.reports[self.first_report :]
 
     @property
     def latest(self) -> dict[str, Any]:
@@ -103,34 +107,45 @@ class Cluster:
         self.root_dir = Path(root_dir)
         self.settings = {**settings, "collect_jobs": collect_jobs}
         self.collect_jobs, self.evaluator = collect_jobs, evaluator
-        if port is None:  # a free port, as portpicker finds one (not installed everywhere)
-            with socket.socket() as probe:
-                probe.bind(("localhost", 0))
-                port = int(probe.getsockname()[1])
-        self.port = port
+        self.port = port  # None: a free one, found when the jobs start
         self.jobs: dict[str, Job] = {}
-        common = ["--root-dir", str(self.root_dir), "--exit-with-parent"]
-        at = ["--address", self.address]
-        self._add("train", "train", common + at)
-        self._add("server", "server", common + ["--port", str(port)])
-        for task in range(collect_jobs):
-            self._add(f"collect-{task}", "collect", common + at + ["--task", str(task)])
-        if evaluator:
-            self._add("eval", "evaluate", common + at)
+        self._add_jobs()
         self.events: list[str] = []  # what happened to the jobs, in the learner's language
         self._started_at: float | None = None
+        self._stopped = False
         self._lock = threading.Lock()
 
     # -- starting and stopping -------------------------------------------------------------
 
     @property
     def address(self) -> str:
-        """Where the jobs find the Reverb server."""
-        return f"localhost:{self.port}"
+        """Where the jobs find the Reverb server (PORT until the jobs start)."""
+        return f"localhost:{self.port or 'PORT'}"
+
+    def _add_jobs(self) -> None:
+        common = ["--root-dir", str(self.root_dir), "--exit-with-parent"]
+        at = ["--address", self.address]
+        self.jobs = {}
+        self._add("train", "train", common + at)
+        self._add("server", "server", common + ["--port", str(self.port or "PORT")])
+        for task in range(self.collect_jobs):
+            self._add(f"collect-{task}", "collect", common + at + ["--task", str(task)])
+        if self.evaluator:
+            self._add("eval", "evaluate", common + at)
 
     def start(self) -> Cluster:
         """Start every job: the learner first (it saves the policies the others wait
-        for), the server, the collect jobs, and the evaluator."""
+        for), the server, the collect jobs, and the evaluator.
+
+        The server listens on every network interface, not only the loopback one, and
+        without authentication (Reverb's default): see lesson 4, "Across machines"."""
+        if self._started_at is not None:
+            raise RuntimeError(gettext("These jobs have started already; make a new Cluster."))
+        if self.port is None:  # a free port, found as portpicker finds one (stdlib only)
+            with socket.socket() as probe:
+                probe.bind(("", 0))
+                self.port = int(probe.getsockname()[1])
+            self._add_jobs()
         write_settings(self.root_dir, self.settings)
         (self.root_dir / "logs").mkdir(parents=True, exist_ok=True)
         self._started_at = time.time()
@@ -157,6 +172,7 @@ class Cluster:
             start_new_session=True,  # a process group of its own, which stop() ends whole
         )
         job.starts += 1
+        job.first_report = len(job.reports)
         threading.Thread(
             target=self._read, args=(job, job.process.stdout, log), daemon=True
         ).start()
@@ -178,15 +194,17 @@ class Cluster:
     def kill(self, name: str) -> None:
         """End one job at once (SIGKILL), as a crash or a lost machine would."""
         job = self._job(name)
+        self._check()
         if job.running():
             assert job.process is not None
             _signal_group(job.process, signal.SIGKILL)
             job.process.wait()
-        self.events.append(gettext("{job} was stopped.").format(job=name))
+            self.events.append(gettext("{job} was stopped.").format(job=name))
 
     def restart(self, name: str) -> None:
         """Start a job again that has ended, with the same arguments."""
         job = self._job(name)
+        self._check()
         if job.running():
             raise RuntimeError(gettext("{job} is still running.").format(job=name))
         self._launch(job)
@@ -194,6 +212,7 @@ class Cluster:
 
     def stop(self) -> None:
         """End every job still running: SIGTERM, then SIGKILL after a grace period."""
+        self._stopped = True
         running = [job for job in self.jobs.values() if job.running()]
         for job in running:
             assert job.process is not None
@@ -257,6 +276,16 @@ class Cluster:
                     totals[name] = total + previous
         return totals
 
+    def waiting(self) -> dict[str, float]:
+        """Seconds each collect job spent in its flushes, waiting for the server to take
+        its pairs: how long the rate limiter held it back (over all its starts)."""
+        with self._lock:
+            return {
+                name: sum(report.get("waited", 0.0) for report in job.reports)
+                for name, job in self.jobs.items()
+                if name.startswith("collect-")
+            }
+
     def table_counts(self) -> dict[str, int]:
         """The replay table's last counts, as the server reported them: pairs written
         (``inserts``), pairs sampled (``samples``, a batch counting its size) and held (``size``)."""
@@ -267,28 +296,31 @@ class Cluster:
         """Pairs written into the replay table so far, as the server counts them."""
         return int(self.jobs["server"].latest.get("inserts", 0))
 
-    def throughput(self) -> dict[str, float]:
-        """Pairs written and gradient steps taken per second, once training had begun
-        (from the learner's first gradient step to its last report)."""
+    def throughput(self, since: float = 0.0) -> dict[str, float]:
+        """Environment steps (all collect jobs together) and gradient steps per second, from
+        the learner's first gradient step (or from the time ``since``, if later) to its
+        last report. Both come from the jobs' own reports: a collect job reports its steps
+        after the server has taken their pairs, the learner after every push."""
         with self._lock:
-            trains = [(r["time"], r["train_step"]) for r in self.jobs["train"].reports]
-            server = [
-                (r["time"], r["inserts"]) for r in self.jobs["server"].reports if "inserts" in r
+            trains = [(r["time"], float(r["train_step"])) for r in self.jobs["train"].reports]
+            collectors = [
+                _cumulative(job.reports) for n, job in self.jobs.items() if n.startswith("collect-")
             ]
-        training = [(t, s) for t, s in trains if s > 0]
-        if len(training) < 2 or len(server) < 2:
-            return {"pairs_per_second": 0.0, "gradient_steps_per_second": 0.0}
-        (t0, s0), (t1, s1) = training[0], training[-1]
-        window = [(t, n) for t, n in server if t0 <= t <= t1] or server
-        (u0, n0), (u1, n1) = window[0], window[-1]
+        training = [t for t, step in trains if step > 0 and t >= since]
+        if len(training) < 2:
+            return {"env_steps_per_second": 0.0, "gradient_steps_per_second": 0.0}
+        t0, t1 = training[0], training[-1]
+        seconds = max(t1 - t0, 1e-9)
+        env_steps = sum(_at(series, t1) - _at(series, t0) for series in collectors if series)
         return {
-            "pairs_per_second": (n1 - n0) / max(u1 - u0, 1e-9),
-            "gradient_steps_per_second": (s1 - s0) / max(t1 - t0, 1e-9),
+            "env_steps_per_second": env_steps / seconds,
+            "gradient_steps_per_second": (_at(trains, t1) - _at(trains, t0)) / seconds,
         }
 
     def commands(self) -> list[str]:
         """Each job's command line, as a person would type it to start that job by hand
-        (on another machine, replace localhost with the server's address)."""
+        (on another machine, replace localhost with the server's address; before the
+        jobs start, the port reads PORT)."""
         import shlex
 
         return [
@@ -323,10 +355,17 @@ class Cluster:
                 acting_with = report["weights_step"]
         return lags
 
-    def wait(self, until_train_step: int | None = None, timeout: float | None = None) -> Cluster:
-        """Show the jobs' progress until the run is done (or the learner reaches
-        ``until_train_step``); stop every job if the cell is interrupted or a job the run
-        needs fails."""
+    def wait(
+        self,
+        until_train_step: int | None = None,
+        timeout: float | None = None,
+        until_collecting: str | None = None,
+        show: bool = True,
+    ) -> Cluster:
+        """Show the jobs' progress until the run is done, or until the learner reaches
+        ``until_train_step``, or until the collect job ``until_collecting`` has played a
+        stretch with the learner's weights since it last started; stop every job if the
+        cell is interrupted or a job the run needs fails. ``show=False``: no progress bars."""
         from course_helpers.numbers import number
         from course_helpers.progress import progress
 
@@ -338,8 +377,8 @@ class Cluster:
         expected = hp["initial_collect_steps"] + round(
             hp["num_iterations"] * hp["batch_size"] / hp["samples_per_insert"]
         )
-        training = progress(hp["num_iterations"], "Training", unit="step")
-        collecting = progress(expected, "Pairs written", unit="pair")
+        training = progress(hp["num_iterations"], "Training", unit="step", disable=not show)
+        collecting = progress(expected, "Pairs written", unit="pair", disable=not show)
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             while True:
@@ -361,6 +400,11 @@ class Cluster:
                     return self
                 if until_train_step and self.train_step() >= until_train_step:
                     return self
+                if until_collecting and any(
+                    "waited" in report
+                    for report in self._job(until_collecting).reports_since_start()
+                ):
+                    return self
                 if deadline is not None and time.monotonic() > deadline:
                     raise TimeoutError(
                         gettext("The jobs did not finish within {seconds} s.").format(
@@ -378,6 +422,8 @@ class Cluster:
     def _check(self) -> None:
         """Raise :class:`JobFailed` when the server, the learner or the evaluator has
         failed, or when no collect job is left to feed the learner."""
+        if self._stopped or self._started_at is None:
+            return
         for name, job in self.jobs.items():
             if job.process is None or job.process.poll() is None:
                 continue
@@ -403,6 +449,31 @@ class Cluster:
             "The {job} job stopped with exit code {code}; every job was stopped. "
             "The end of its log ({log}):\n{tail}"
         ).format(job=job.name, code=job.process.returncode, log=job.log_path, tail=job.log_tail())
+
+
+def _cumulative(reports: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    """(time, environment steps so far) of one collect job, counted across its restarts
+    (each start counts from 0 again)."""
+    series, done, previous = [], 0.0, 0.0
+    for report in reports:
+        if report["env_steps"] < previous:
+            done += previous
+        previous = report["env_steps"]
+        series.append((report["time"], done + previous))
+    return series
+
+
+def _at(series: list[tuple[float, float]], moment: float) -> float:
+    """The value of a (time, value) series at ``moment``, interpolated between reports
+    (the first value before the series starts, the last after it ends)."""
+    before = [(t, v) for t, v in series if t <= moment]
+    after = [(t, v) for t, v in series if t >= moment]
+    if not before:
+        return series[0][1]
+    if not after:
+        return series[-1][1]
+    (ta, va), (tb, vb) = before[-1], after[0]
+    return va if tb == ta else va + (moment - ta) / (tb - ta) * (vb - va)
 
 
 def _signal_group(process: subprocess.Popen, signum: int) -> None:

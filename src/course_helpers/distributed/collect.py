@@ -4,13 +4,14 @@ Run: ``python -m course_helpers.distributed.collect --root-dir RUN --address HOS
 --task K``. Any number of collect jobs may run, each with its own task number (which
 seeds its Minitaur) and on any machine that reaches the server and reads the run folder.
 Each acts with weights it pulled from the variable container, and pulls again every
-``collect_steps_per_pull`` environment steps: between two pulls it acts with weights that
-grow older while the learner trains.
+``collect_steps_per_pull`` environment steps, once the server has taken the stretch's
+pairs: between two pulls it acts with weights that grow older while the learner trains.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 from course_helpers.distributed import job
 from course_helpers.distributed.sac import load_env, read_settings
@@ -73,12 +74,27 @@ def main() -> None:
         )
         while int(train_step.numpy()) < settings["num_iterations"]:
             collect_actor.run()
+            # The writer sends pairs without waiting; flush waits until the server has taken
+            # them all, so this is where the rate limiter holds a job that runs ahead.
+            waiting = time.perf_counter()
+            observer.flush()
+            waited = time.perf_counter() - waiting
             variable_container.update(variables)  # the newest weights, and their step
             job.report(
-                job=name, env_steps=int(steps.result()), weights_step=int(train_step.numpy())
+                job=name,
+                env_steps=int(steps.result()),
+                weights_step=int(train_step.numpy()),
+                waited=waited,
             )
     finally:
-        observer.close()
+        # Training is over, or the job is being stopped: send what the limiter still lets
+        # in, for two seconds at most, and drop the rest (observer.close() would wait
+        # without a deadline for pairs that no learner will sample).
+        try:
+            observer._writer.end_episode(timeout_ms=2_000)
+        except (reverb.errors.ReverbError, RuntimeError):  # the deadline, or no server left
+            pass
+        observer._writer.close()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,12 @@ from course_helpers.distributed import job
 from course_helpers.distributed.sac import read_settings
 
 
+def error_buffer(settings) -> float:
+    """How far, in samples, the limiter lets samples run ahead of or behind the ratio."""
+    spi = settings["samples_per_insert"]
+    return max(0.1 * settings["initial_collect_steps"] * spi, max(1.0, spi))
+
+
 def replay_table(settings, collect_data_spec):
     """The replay table: uniform sampling, oldest out first, and a rate limiter that keeps
     ``samples_per_insert`` pairs sampled per pair written, whatever the number of actors."""
@@ -30,11 +36,12 @@ def replay_table(settings, collect_data_spec):
         remover=reverb.selectors.Fifo(),
         # Sampling waits for min_size pairs; then samples may run ahead of (or behind)
         # spi × inserts by at most the error buffer, 10 % of the first min_size × spi
-        # samples, as in TF-Agents' example. The side that gets ahead waits.
+        # samples, as in TF-Agents' example (and at least the max(1, spi) Reverb asks
+        # for). The side that gets ahead waits.
         rate_limiter=reverb.rate_limiters.SampleToInsertRatio(
             samples_per_insert=spi,
             min_size_to_sample=min_size,
-            error_buffer=max(0.1 * min_size * spi, 2 * max(1.0, spi)),
+            error_buffer=error_buffer(settings),
         ),
         max_size=settings["replay_buffer_capacity"],
         max_times_sampled=0,
@@ -86,7 +93,7 @@ def main() -> None:
     client = server.localhost_client()
     job.report(job="server", port=server.port)
     try:
-        while True:  # until stopped: what the replay table has seen, every two seconds
+        while True:  # until stopped: what the replay table has seen, every second
             info = client.server_info()[reverb_replay_buffer.DEFAULT_TABLE]
             stats = info.rate_limiter_info
             job.report(
@@ -95,7 +102,7 @@ def main() -> None:
                 inserts=stats.insert_stats.completed,
                 samples=stats.sample_stats.completed,
             )
-            time.sleep(2)
+            time.sleep(1)
     finally:
         server.stop()
 

@@ -3,7 +3,8 @@
 Run: ``python -m course_helpers.distributed.train --root-dir RUN --address HOST:PORT``.
 It saves the policies first (the server and the collect jobs wait for them), then takes
 ``learner_steps_per_push`` gradient steps at a time, pushing the new weights and train
-step into the variable container after each, until ``num_iterations``.
+step into the variable container after each, until ``num_iterations``. Its batches come
+over the network, from the same ``TrajectoryDataset`` lesson 3 reads locally.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from course_helpers.distributed.sac import create_agent, load_env, read_settings
 def main() -> None:
     job.quiet_tensorflow()
     args = job.arguments("The train job (Learner) of a distributed SAC run.")
+    import reverb
     import tensorflow as tf
     from tf_agents.experimental.distributed import reverb_variable_container as container
     from tf_agents.replay_buffers import reverb_replay_buffer
@@ -49,19 +51,20 @@ def main() -> None:
     )
     variable_container.push(variables)  # the collect jobs start with these weights
 
-    replay = reverb_replay_buffer.ReverbReplayBuffer(
-        agent.collect_data_spec,
-        sequence_length=2,
-        table_name=reverb_replay_buffer.DEFAULT_TABLE,
-        server_address=args.address,
+    # Lesson 3's dataset, from the server's address: pairs as the table holds them, in
+    # batches, with TF-Agents' reverb_v2 path that reads them without reshaping.
+    dataset = (
+        reverb.TrajectoryDataset.from_table_signature(
+            server_address=args.address,
+            table=reverb_replay_buffer.DEFAULT_TABLE,
+            max_in_flight_samples_per_worker=2 * settings["batch_size"],
+        )
+        .batch(settings["batch_size"], drop_remainder=True)
+        .prefetch(tf.data.AUTOTUNE)
     )
-
-    def experience_dataset_fn():
-        return replay.as_dataset(sample_batch_size=settings["batch_size"], num_steps=2).prefetch(3)
-
     agent_learner = learner.Learner(
-        args.root_dir, train_step, agent, experience_dataset_fn,
-        triggers=[save_trigger], strategy=strategy,
+        args.root_dir, train_step, agent, lambda: dataset,
+        triggers=[save_trigger], strategy=strategy, use_reverb_v2=True,
     )  # fmt: skip
     job.report(job="train", train_step=agent_learner.train_step_numpy)
     while agent_learner.train_step_numpy < settings["num_iterations"]:

@@ -7,37 +7,32 @@ from typing import Any
 from course_helpers.i18n import gettext as _
 from course_helpers.selfcheck.feedback import Feedback, close, graded, one_number
 
-__all__ = ["pairs_per_gradient_step", "policy_lag", "pairs_ahead"]
+__all__ = ["samples_per_insert", "policy_lag", "pairs_ahead"]
 
 
 @graded
-def pairs_per_gradient_step(
-    answer: Any, *, collect_jobs: int, batch_size: int, samples_per_insert: float
+def samples_per_insert(
+    answer: Any, *, batch_size: int, gradient_steps_per_env_step: float
 ) -> Feedback:
-    """Lesson 04: how many new pairs the rate limiter lets in per gradient step."""
+    """Lesson 04: the limiter's samples per insert for a given replay ratio."""
     value = one_number(answer)
     if value is None:
         return Feedback(False, _("Not yet: write a number."))
-    right = batch_size / samples_per_insert
+    right = batch_size * gradient_steps_per_env_step
     if close(value, right):
         return Feedback(
             True,
             _(
-                "Right: a gradient step samples a whole batch, and the limiter lets in one "
-                "pair per samples_per_insert samples, however many jobs write them."
+                "Right: each pair written must pay for the batch of one gradient step, and "
+                "Reverb counts every pair of that batch as a sample."
             ),
         )
-    if close(value, right * collect_jobs) or close(value, right / collect_jobs):
-        hint = _(
-            "the limiter counts the table's inserts, not any one job's: the number of "
-            "collect jobs changes who writes the pairs, not how many there are."
-        )
-    elif close(value, samples_per_insert / batch_size):
-        hint = _("upside down: a step samples batch_size pairs; how many inserts pay for that?")
-    elif close(value, 1 / samples_per_insert):
+    if close(value, gradient_steps_per_env_step):
         hint = _("Reverb counts sampled items, and a gradient step samples a whole batch.")
+    elif close(value, 1 / right) or close(value, gradient_steps_per_env_step / batch_size):
+        hint = _("upside down: ρ is pairs sampled per pair written.")
     else:
-        hint = _("start from what one gradient step samples, then apply the ratio.")
+        hint = _("count the pairs one gradient step samples, per pair written.")
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
 
 
