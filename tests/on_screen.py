@@ -9,8 +9,8 @@ lesson (quick mode), so a cell fails when its output shows
   digits in Spanish.
 
 Left out, as the issue allows: the log lines of TensorFlow, absl and Reverb (stderr), and
-what Python prints as code (``repr`` of arrays, tensors, specs and time steps, shapes),
-which read the same in every language.
+what Python prints as code (``repr`` of arrays, tensors, specs and time steps, shapes,
+and lesson 4's listings of its jobs' source), which read the same in every language.
 """
 
 from __future__ import annotations
@@ -79,7 +79,11 @@ def shown_text(outputs: list) -> str:
             if output.get("name") == "stdout":
                 pieces.append(output.get("text", ""))
         elif output.get("output_type") in ("execute_result", "display_data"):
-            pieces.append(output.get("data", {}).get("text/plain", ""))
+            data = output.get("data", {})
+            if 'class="highlight"' in "".join(data.get("text/html", "")):
+                continue  # a source listing (lesson 4's jobs): code, whose words the
+                # listing's own test checks (tests/test_distributed_listing.py)
+            pieces.append(data.get("text/plain", ""))
     text = "".join(piece if isinstance(piece, str) else "".join(piece) for piece in pieces)
     return _NOT_PROSE.sub(" ", _without_reprs(text))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import io
 import re
 import string
@@ -74,6 +75,11 @@ def strings_sent_to_gettext() -> set[str]:
     found.update(site.ALT_BY_CALL.values(), site.ALT_BY_CELL.values())
     # ...and the themes' interface texts that the site translates for them.
     found.update(*site.THEME_TEXTS.values(), site.COPY_BUTTON_TEXTS.values())
+    # The comments and docstrings of lesson 4's jobs, which the lesson shows translated.
+    from course_helpers.distributed import JOBS, listing
+
+    for job in JOBS:
+        found.update(listing.texts(importlib.import_module(f"course_helpers.distributed.{job}")))
     for lesson in (ROOT / "notebooks/en").glob("*.ipynb"):
         for cell in nbformat.read(lesson, 4).cells:
             if cell.cell_type == "code":

@@ -35,9 +35,9 @@ JOBS = ("server", "train", "collect", "evaluate")
 
 def show(job: str) -> Any:
     """The source of one job's module, highlighted, for the lesson to read: what you read
-    is what runs when the cluster starts that job."""
+    is what runs when the cluster starts that job, with its comments and docstrings in
+    the lesson's language (:mod:`course_helpers.distributed.listing`)."""
     import importlib
-    import inspect
 
     from IPython.display import Code
 
@@ -47,5 +47,7 @@ def show(job: str) -> Any:
                 name=repr(job), names=", ".join(JOBS)
             )
         )
+    from course_helpers.distributed import listing
+
     module = importlib.import_module(f"course_helpers.distributed.{job}")
-    return Code(inspect.getsource(module), language="python")
+    return Code(listing.localized(module), language="python")

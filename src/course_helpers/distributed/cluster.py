@@ -2,8 +2,9 @@
 
 :class:`Cluster` runs each job of :mod:`course_helpers.distributed` as its own process,
 exactly as a person would start it in a terminal (``python -m
-course_helpers.distributed.collect --root-dir ... --address localhost:PORT``), on a
-loopback port. It is the plumbing of lesson 4: what the jobs do is in their modules.
+course_helpers.distributed.collect --root-dir ... --address localhost:PORT``), with the
+server on a free port of this machine. It is the plumbing of lesson 4: what the jobs do is
+in their modules.
 
 No job outlives the cluster: :meth:`Cluster.stop` ends every job's process group (first
 politely, then for good), and runs when the notebook's kernel exits, when a cell waiting
@@ -97,6 +98,7 @@ class Cluster:
         collect_jobs: int = 2,
         evaluator: bool = True,
         port: int | None = None,
+        modules: Mapping[str, str] | None = None,
     ):
         if collect_jobs < 1:
             raise ValueError(
@@ -108,6 +110,13 @@ class Cluster:
         self.settings = {**settings, "collect_jobs": collect_jobs}
         self.collect_jobs, self.evaluator = collect_jobs, evaluator
         self.port = port  # None: a free one, found when the jobs start
+        # The module each kind of job runs: the course's, unless replaced (an experiment
+        # with a server of your own: modules={"server": "my_server"}).
+        self.modules = {
+            kind: f"course_helpers.distributed.{kind}"
+            for kind in ("train", "server", "collect", "evaluate")
+        }
+        self.modules.update(modules or {})
         self.jobs: dict[str, Job] = {}
         self._add_jobs()
         self.events: list[str] = []  # what happened to the jobs, in the learner's language
@@ -138,7 +147,10 @@ class Cluster:
         for), the server, the collect jobs, and the evaluator.
 
         The server listens on every network interface, not only the loopback one, and
-        without authentication (Reverb's default): see lesson 4, "Across machines"."""
+        without authentication (Reverb's default): see lesson 4, "Across machines". The
+        port is found free here and taken by the server once it has the policy's specs,
+        some seconds later: another program could take it in between (rarely), and the
+        server job would then fail with a message that names the port."""
         if self._started_at is not None:
             raise RuntimeError(gettext("These jobs have started already; make a new Cluster."))
         if self.port is None:  # a free port, found as portpicker finds one (stdlib only)
@@ -154,9 +166,9 @@ class Cluster:
         atexit.register(self.stop)
         return self
 
-    def _add(self, name: str, module: str, arguments: list[str]) -> None:
+    def _add(self, name: str, kind: str, arguments: list[str]) -> None:
         log = self.root_dir / "logs" / f"{name}.log"
-        self.jobs[name] = Job(name, f"course_helpers.distributed.{module}", arguments, log)
+        self.jobs[name] = Job(name, self.modules[kind], arguments, log)
 
     def _launch(self, job: Job) -> None:
         environment = {**os.environ, LANGUAGE_VARIABLE: current_language()}
@@ -194,7 +206,8 @@ class Cluster:
     def kill(self, name: str) -> None:
         """End one job at once (SIGKILL), as a crash or a lost machine would."""
         job = self._job(name)
-        self._check()
+        self._refuse_if_stopped()
+        self._check_or_stop()
         if job.running():
             assert job.process is not None
             _signal_group(job.process, signal.SIGKILL)
@@ -204,7 +217,8 @@ class Cluster:
     def restart(self, name: str) -> None:
         """Start a job again that has ended, with the same arguments."""
         job = self._job(name)
-        self._check()
+        self._refuse_if_stopped()
+        self._check_or_stop(collectors=not name.startswith("collect-"))
         if job.running():
             raise RuntimeError(gettext("{job} is still running.").format(job=name))
         self._launch(job)
@@ -228,6 +242,19 @@ class Cluster:
             # Whatever the job started (its own children) goes with it.
             _signal_group(job.process, signal.SIGKILL)
         atexit.unregister(self.stop)
+
+    def _refuse_if_stopped(self) -> None:
+        if self._stopped and not self.done():
+            raise RuntimeError(
+                gettext("These jobs were stopped before the run was done; make a new Cluster.")
+            )
+
+    def _check_or_stop(self, collectors: bool = True) -> None:
+        try:
+            self._check(collectors=collectors)
+        except JobFailed:
+            self.stop()
+            raise
 
     def _job(self, name: str) -> Job:
         if name not in self.jobs:
@@ -277,14 +304,23 @@ class Cluster:
         return totals
 
     def waiting(self) -> dict[str, float]:
-        """Seconds each collect job spent in its flushes, waiting for the server to take
-        its pairs: how long the rate limiter held it back (over all its starts)."""
+        """Seconds each collect job spent in the flushes that end its stretches, waiting
+        for the server to take its pairs: how long the rate limiter held it back. The
+        first stretch after each start is left out (its wait includes the learner's own
+        start), and so are the waits at episode ends, which the job does not time."""
+        totals = {}
         with self._lock:
-            return {
-                name: sum(report.get("waited", 0.0) for report in job.reports)
-                for name, job in self.jobs.items()
-                if name.startswith("collect-")
-            }
+            for name, job in self.jobs.items():
+                if name.startswith("collect-"):
+                    total, first = 0.0, True
+                    for report in job.reports:
+                        if report.get("started"):
+                            first = True
+                        elif "waited" in report:
+                            total += 0.0 if first else report["waited"]
+                            first = False
+                    totals[name] = total
+        return totals
 
     def table_counts(self) -> dict[str, int]:
         """The replay table's last counts, as the server reported them: pairs written
@@ -310,6 +346,10 @@ class Cluster:
         if len(training) < 2:
             return {"env_steps_per_second": 0.0, "gradient_steps_per_second": 0.0}
         t0, t1 = training[0], training[-1]
+        # A collect job's count is known up to its last report: end the window there, so
+        # that a stretch in progress is not counted as no steps at all.
+        live = [series[-1][0] for series in collectors if series and series[-1][0] > t0]
+        t1 = min([t1, *live])
         seconds = max(t1 - t0, 1e-9)
         env_steps = sum(_at(series, t1) - _at(series, t0) for series in collectors if series)
         return {
@@ -371,6 +411,7 @@ class Cluster:
 
         if self._started_at is None:
             raise RuntimeError(gettext("Start the jobs first: cluster.start()."))
+        self._refuse_if_stopped()
         hp = self.settings
         # The rate limiter lets the table fill to initial_collect_steps before the first
         # sample, then lets in samples_per_insert sampled pairs per pair written.
@@ -395,7 +436,7 @@ class Cluster:
                 collecting.set_postfix(collect_jobs=number(alive), refresh=False)
                 training.refresh()
                 collecting.refresh()
-                if self.done():  # the collect jobs wait on the rate limiter now: end them
+                if self.done():  # the server serves until stopped, and a collect job may be held
                     self.stop()
                     return self
                 if until_train_step and self.train_step() >= until_train_step:
@@ -419,7 +460,7 @@ class Cluster:
             training.close()
             collecting.close()
 
-    def _check(self) -> None:
+    def _check(self, collectors: bool = True) -> None:
         """Raise :class:`JobFailed` when the server, the learner or the evaluator has
         failed, or when no collect job is left to feed the learner."""
         if self._stopped or self._started_at is None:
@@ -431,16 +472,18 @@ class Cluster:
             finished = job.process.returncode == 0 and name in ("train", "eval")
             if vital and not finished:
                 raise JobFailed(self._failure(job))
-        collectors = [j for n, j in self.jobs.items() if n.startswith("collect-")]
-        if not self.jobs["train"].latest.get("done") and not any(j.running() for j in collectors):
+        if not collectors:
+            return
+        collect_jobs = [j for n, j in self.jobs.items() if n.startswith("collect-")]
+        latest = self.jobs["train"].latest
+        trained = (
+            latest.get("done") or latest.get("train_step", 0) >= self.settings["num_iterations"]
+        )
+        if not trained and not any(j.running() for j in collect_jobs):
             raise JobFailed(
-                gettext(
-                    "No collect job is running, so the learner would wait for data forever. "
-                    "(To go on with fewer collect jobs, start one again with "
-                    'cluster.restart("collect-0") before waiting.)'
-                )
+                gettext("No collect job is running, so the learner would wait for data forever.")
                 + "\n"
-                + self._failure(collectors[-1])
+                + self._failure(collect_jobs[-1])
             )
 
     def _failure(self, job: Job) -> str:

@@ -2,7 +2,7 @@
 
 Run: ``python -m course_helpers.distributed.collect --root-dir RUN --address HOST:PORT
 --task K``. Any number of collect jobs may run, each with its own task number (which
-seeds its Minitaur) and on any machine that reaches the server and reads the run folder.
+seeds its random policy) and on any machine that reaches the server and reads the run folder.
 Each acts with weights it pulled from the variable container, and pulls again every
 ``collect_steps_per_pull`` environment steps, once the server has taken the stretch's
 pairs: between two pulls it acts with weights that grow older while the learner trains.
@@ -31,7 +31,9 @@ def main() -> None:
     settings = read_settings(args.root_dir)
     job.stop_on_sigterm()
     name = f"collect-{args.task}"
-    seed = settings["seed"] + 2 + args.task  # lesson 3 seeds its collect Minitaur with seed
+    # seed + 1 is the evaluator's; the jobs take seed + 2 + task. The seed reaches the
+    # random policy; the robot's bodies come from this process's own random generator.
+    seed = settings["seed"] + 2 + args.task
     env = load_env(settings, seed)
     policy = train_utils.wait_for_policy(
         os.path.join(
@@ -75,7 +77,8 @@ def main() -> None:
         while int(train_step.numpy()) < settings["num_iterations"]:
             collect_actor.run()
             # The writer sends pairs without waiting; flush waits until the server has taken
-            # them all, so this is where the rate limiter holds a job that runs ahead.
+            # them all, so this is where the rate limiter holds a job that runs ahead (and
+            # at each episode's end, where the observer ends the writer's episode).
             waiting = time.perf_counter()
             observer.flush()
             waited = time.perf_counter() - waiting

@@ -23,7 +23,7 @@ def main() -> None:
 
     settings = read_settings(args.root_dir)
     job.stop_on_sigterm()
-    env = load_env(settings, settings["seed"] + 1)  # lesson 3's evaluation Minitaur
+    env = load_env(settings, settings["seed"] + 1)  # lesson 3's evaluation Minitaur, seed + 1
     policy = train_utils.wait_for_policy(
         os.path.join(
             args.root_dir, learner.POLICY_SAVED_MODEL_DIR, learner.GREEDY_POLICY_SAVED_MODEL_DIR

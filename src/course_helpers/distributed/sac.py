@@ -88,7 +88,8 @@ def read_settings(root_dir: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def load_env(settings: Mapping[str, Any], seed: int):
-    """One Minitaur, seeded."""
+    """One Minitaur. ``seed`` goes to ``env.seed``, which pybullet's Minitaur keeps but
+    does not use: its randomised bodies come from Python's own generator (lesson 3)."""
     from tf_agents.environments import suite_pybullet
 
     env = suite_pybullet.load(settings["env_name"])

@@ -63,9 +63,14 @@ def main() -> None:
         .prefetch(tf.data.AUTOTUNE)
     )
     agent_learner = learner.Learner(
-        args.root_dir, train_step, agent, lambda: dataset,
-        triggers=[save_trigger], strategy=strategy, use_reverb_v2=True,
-    )  # fmt: skip
+        args.root_dir,
+        train_step,
+        agent,
+        lambda: dataset,
+        triggers=[save_trigger],
+        strategy=strategy,
+        use_reverb_v2=True,
+    )
     job.report(job="train", train_step=agent_learner.train_step_numpy)
     while agent_learner.train_step_numpy < settings["num_iterations"]:
         loss_info = agent_learner.run(iterations=settings["learner_steps_per_push"])
