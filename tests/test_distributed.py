@@ -192,3 +192,11 @@ def test_settings_the_jobs_do_not_know_are_refused_with_their_names(tmp_path):
 def test_a_job_without_the_runs_settings_says_where_it_looked(tmp_path):
     with pytest.raises(SystemExit, match=str(tmp_path / sac.SETTINGS_FILE)):
         sac.read_settings(tmp_path)
+
+
+def test_a_folder_that_holds_a_run_is_refused_before_any_job_starts(tmp_path):
+    sac.write_settings(tmp_path, QUICK)
+    cluster = Cluster(tmp_path, QUICK, collect_jobs=1)
+    with pytest.raises(FileExistsError, match="holds a run already"):
+        cluster.start()
+    assert all(job.process is None for job in cluster.jobs.values())

@@ -224,7 +224,7 @@ def distributed_sac() -> Figure:
         ("collect1", "replay", "", 0.0),
         ("replay", "train", _("sample\nbatches"), 0.0),
         ("train", "variables", _("push\nweights"), 0.0),
-        ("variables", "collect1", _("pull every\nN steps"), 0.0),
+        ("variables", "collect1", _("pull every\nK steps"), 0.0),
         ("variables", "eval", _("pull"), 0.0),
     ]
     figure = _draw(

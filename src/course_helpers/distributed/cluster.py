@@ -153,6 +153,13 @@ class Cluster:
         server job would then fail with a message that names the port."""
         if self._started_at is not None:
             raise RuntimeError(gettext("These jobs have started already; make a new Cluster."))
+        if (self.root_dir / "settings.json").exists() or (self.root_dir / "train").exists():
+            raise FileExistsError(
+                gettext(
+                    "{folder} holds a run already, which the learner would resume; give each "
+                    'run a folder of its own: course.new_run_folder("04_distributed_sac").'
+                ).format(folder=self.root_dir)
+            )
         if self.port is None:  # a free port, found as portpicker finds one (stdlib only)
             with socket.socket() as probe:
                 probe.bind(("", 0))
@@ -305,20 +312,23 @@ class Cluster:
 
     def waiting(self) -> dict[str, float]:
         """Seconds each collect job spent in the flushes that end its stretches, waiting
-        for the server to take its pairs: how long the rate limiter held it back. The
-        first stretch after each start is left out (its wait includes the learner's own
-        start), and so are the waits at episode ends, which the job does not time."""
+        for the server to take its pairs: how long the rate limiter held it back. Only
+        stretches begun after the learner's first gradient step count (until then the
+        limiter holds the jobs while the learner builds its training function); the waits
+        at episode ends are not counted either, since the job does not time them."""
         totals = {}
         with self._lock:
+            first_step = min(
+                (r["time"] for r in self.jobs["train"].reports if r.get("train_step", 0) > 0),
+                default=float("inf"),
+            )
             for name, job in self.jobs.items():
                 if name.startswith("collect-"):
-                    total, first = 0.0, True
+                    total, previous = 0.0, None
                     for report in job.reports:
-                        if report.get("started"):
-                            first = True
-                        elif "waited" in report:
-                            total += 0.0 if first else report["waited"]
-                            first = False
+                        if "waited" in report and previous is not None and previous >= first_step:
+                            total += report["waited"]
+                        previous = report["time"]
                     totals[name] = total
         return totals
 
@@ -339,16 +349,21 @@ class Cluster:
         after the server has taken their pairs, the learner after every push."""
         with self._lock:
             trains = [(r["time"], float(r["train_step"])) for r in self.jobs["train"].reports]
-            collectors = [
-                _cumulative(job.reports) for n, job in self.jobs.items() if n.startswith("collect-")
-            ]
+            collect_jobs = [job for n, job in self.jobs.items() if n.startswith("collect-")]
+            collectors = [_cumulative(job.reports) for job in collect_jobs]
         training = [t for t, step in trains if step > 0 and t >= since]
         if len(training) < 2:
             return {"env_steps_per_second": 0.0, "gradient_steps_per_second": 0.0}
         t0, t1 = training[0], training[-1]
         # A collect job's count is known up to its last report: end the window there, so
         # that a stretch in progress is not counted as no steps at all.
-        live = [series[-1][0] for series in collectors if series and series[-1][0] > t0]
+        # Only jobs still running and reporting since their latest start count: a dead
+        # job's last report, or a restarted one's old ones, say nothing of the present.
+        live = [
+            series[-1][0]
+            for job, series in zip(collect_jobs, collectors)
+            if series and series[-1][0] > t0 and job.running() and job.reports_since_start()
+        ]
         t1 = min([t1, *live])
         seconds = max(t1 - t0, 1e-9)
         env_steps = sum(_at(series, t1) - _at(series, t0) for series in collectors if series)

@@ -89,7 +89,8 @@ def read_settings(root_dir: str | os.PathLike[str]) -> dict[str, Any]:
 
 def load_env(settings: Mapping[str, Any], seed: int):
     """One Minitaur. ``seed`` goes to ``env.seed``, which pybullet's Minitaur keeps but
-    does not use: its randomised bodies come from Python's own generator (lesson 3)."""
+    does not use: its randomised bodies come from Python's and NumPy's global generators
+    (lesson 3)."""
     from tf_agents.environments import suite_pybullet
 
     env = suite_pybullet.load(settings["env_name"])
