@@ -246,7 +246,9 @@ def _oom_kills(group: cgroups.Group) -> int:
     return 0
 
 
-def _run_sandboxed(cells: list[str], folder: Path, user: str = "", timeout: int = 60) -> list[str]:
+def _run_sandboxed(
+    cells: list[str], folder: Path, user: str = "", timeout: int = 60, **manager: object
+) -> list[str]:
     from nbclient import NotebookClient
     from traitlets.config import Config
 
@@ -259,7 +261,7 @@ def _run_sandboxed(cells: list[str], folder: Path, user: str = "", timeout: int 
         interrupt_on_timeout=True,
         allow_errors=True,
         kernel_manager_class=SandboxedKernelManager,
-        config=Config({"SandboxedKernelManager": {"user": user}}),
+        config=Config({"SandboxedKernelManager": {"user": user, **manager}}),
         resources={"metadata": {"path": str(folder)}},
     )
     client.execute()
@@ -295,7 +297,8 @@ def test_a_sandboxed_kernel_sees_its_folder_only_reaches_no_port_and_leaves_no_p
     )
     server.close()
     assert outputs == ["['ana']\n", "False\n", "mine\n", "ConnectionRefusedError\n", "started\n"]
-    assert (folder / "answer.txt").read_text() == "mine" and accepted == []
+    # What the notebook wrote was on the sandbox's own disk, gone with it.
+    assert not (folder / "answer.txt").exists() and accepted == []
     time.sleep(0.5)
     assert not [cmdline for cmdline in _command_lines() if marker in cmdline]
 
@@ -371,19 +374,28 @@ def test_no_process_in_a_grading_kernels_sandbox_shows_the_graders_environment(
     (shown,) = _run_sandboxed([_PROC_READER], shared_folder)
     assert secret not in shown
     read = json.loads(shown)
-    # Process 1 is dumb-init, the kernel its child: no process of bubblewrap is inside to
-    # show its environment, its command line or its memory.
-    assert read["/proc/1/cmdline"].split("\0")[:2] == [str(bubblewrap.init_program()), "--"]
-    assert "ipykernel_launcher" in read["/proc/2/cmdline"]
+    # Process 1 keeps the sandbox's own disk (course_tools.grading.disk), dumb-init is its
+    # child and the kernel dumb-init's: no process of bubblewrap is inside to show its
+    # environment, its command line or its memory.
+    assert read["/proc/1/cmdline"].split("\0")[1:3] == ["-m", "course_tools.grading.disk"]
+    assert read["/proc/2/cmdline"].split("\0")[:2] == [str(bubblewrap.init_program()), "--"]
+    assert "ipykernel_launcher" in read["/proc/3/cmdline"]
     assert not [k for k, v in read.items() if k.endswith("/exe") and "bwrap" in v], read
     assert "--ro-bind" not in shown and "--setenv" not in shown
-    # Both have only the variables named for the kernel, and a PATH of its own.
-    for pid in (1, 2):
+    # Process 1 cannot be traced or read; the others have only the variables named for
+    # the kernel, and a PATH of its own.
+    assert read["/proc/1/environ"] == os.strerror(errno.EACCES)
+    assert read["/proc/1/fd/0"] == os.strerror(errno.EACCES)
+    for pid in (2, 3):
         pairs = [pair.split("=", 1) for pair in read[f"/proc/{pid}/environ"].split("\0") if pair]
         names = {name for name, _ in pairs}
         assert "PATH" in names and names <= {*bubblewrap.KERNEL_VARIABLES, "PATH", "PWD"}, names
     # The kernel's output is a pipe the grader reads, not nbgrader's log file or a terminal.
-    assert read["/proc/2/fd/1"].startswith("pipe:") and read["/proc/2/fd/2"].startswith("pipe:")
+    assert read["/proc/3/fd/1"].startswith("pipe:") and read["/proc/3/fd/2"].startswith("pipe:")
+    # Nothing in the sandbox holds a capability: none can unmount its disk.
+    for pid in (1, 2, 3):
+        held = [line for line in read[f"/proc/{pid}/status"].splitlines() if line.startswith("Cap")]
+        assert len(held) == 5 and all(line.endswith("\t0000000000000000") for line in held), held
     # Not the machine's accounts, name or boot arguments; the kernel still knows its user.
     accounts = {line.split(":")[0] for line in read["/etc/passwd"].splitlines()}
     me = "root" if os.geteuid() == 0 else "grader"
@@ -645,3 +657,65 @@ def test_a_sandbox_that_cannot_be_built_leaves_no_descriptor_open(tmp_path, monk
     with pytest.raises(FileNotFoundError, match="dumb-init is not installed"):
         sandbox_command(["python"], folder=tmp_path, sockets=tmp_path, readable=[], environment={})
     assert set(os.listdir("/proc/self/fd")) == before
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_a_notebook_that_fills_its_disk_gets_no_space_and_the_grader_a_note(tmp_path, capsys):
+    folder = tmp_path / "autograded" / "ana" / "a"
+    folder.mkdir(parents=True)
+    (folder / "given.csv").write_text("1,2\n")
+    outputs = _run_sandboxed(
+        [
+            "print(open('given.csv').read().strip())",
+            "try:\n    open('big.bin', 'wb').write(b'x' * 2**25)\n"
+            "except OSError as error:\n    print(error.strerror)",
+            "made = 0\ntry:\n    while True:\n"
+            "        open(f'f{made}', 'w').close(); made += 1\n"
+            "except OSError as error:\n    print(made, error.strerror)",
+            "print('still running')",
+        ],
+        folder,
+        disk_mb=16,
+        disk_files=200,
+    )
+    # 200 files and folders: given.csv, big.bin and 198 more.
+    assert outputs == [
+        "1,2\n",
+        "No space left on device\n",
+        "198 No space left on device\n",
+        "still running\n",
+    ], outputs
+    log = capsys.readouterr().err
+    assert "course-grading-note: over the disk limit: the graded folder held 16.0 MiB" in log
+    assert "held 200 files and folders of at most 200" in log
+    assert sorted(p.name for p in folder.iterdir()) == ["given.csv"]  # nothing came out
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_too_many_files_in_tmp_end_the_sandbox_with_a_note(tmp_path, capsys):
+    folder = tmp_path / "autograded" / "ana" / "a"
+    folder.mkdir(parents=True)
+    from nbclient.exceptions import DeadKernelError
+
+    with pytest.raises(DeadKernelError):
+        _run_sandboxed(
+            ["for made in range(100_000):\n    open(f'/tmp/f{made}', 'w').close()"],
+            folder,
+            disk_files=500,
+        )
+    assert "course-grading-note: over the disk limit: /tmp held" in capsys.readouterr().err
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_a_submission_larger_than_the_disk_is_not_run_and_the_grader_is_told(tmp_path, capsys):
+    folder = tmp_path / "autograded" / "ana" / "a"
+    folder.mkdir(parents=True)
+    (folder / "huge.bin").write_bytes(b"x" * 3 * 2**20)
+    with pytest.raises(RuntimeError, match="Kernel died"):
+        _run_sandboxed(["print('never')"], folder, disk_mb=2)
+    assert "course-grading-note: over the disk limit: the graded folder held" in (
+        capsys.readouterr().err
+    )

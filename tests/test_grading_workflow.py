@@ -7,8 +7,8 @@ an infinite loop, a memory hog, deleted, edited and tampered test cells, megabyt
 output and a write outside the student's folder, and hostile code: a gradebook opened with
 SQLite, the course's files read and printed, a shell child writing into other students'
 folders, a child that would outlive grading, a fork bomb and a network connection to the
-grader's machine, and one that reads every process's environment. Takes 12 to 13 minutes on
-the course machine (28 submissions of about 23 s each, 26 November 2026).
+grader's machine, and one that reads every process's environment; and three that write past
+the sandbox's disk (bytes, files, files in /tmp). Graded two at a time (`--jobs 2`).
 """
 
 from __future__ import annotations
@@ -143,8 +143,11 @@ def course(tmp_path_factory, listener):
             str(exchange),
         )
     config = course / "nbgrader_config.py"  # the instructor shortens the per-cell limit
-    config.write_text(
-        config.read_text().replace("cell_timeout=120", f"cell_timeout={CELL_TIMEOUT}")
+    config.write_text(  # and the sandbox's disk, so that filling it takes little time
+        config.read_text()
+        .replace("cell_timeout=120", f"cell_timeout={CELL_TIMEOUT}")
+        .replace("disk_mb=512", f"disk_mb={fixtures.DISK_MB}")
+        .replace("disk_files=10_000", f"disk_files={fixtures.DISK_FILES}")
     )
     course_id = course.name
     for language in ("en", "fr"):
@@ -196,8 +199,12 @@ def course(tmp_path_factory, listener):
     secret = secrets.token_hex(16)
     graders = {name: secret for name in fixtures.SECRET_VARIABLES}
     graders["PATH"] = f"/opt/{secret}/bin:{os.environ['PATH']}"
+    # Two submissions at a time, each in its own sandbox: the scores must be exactly those
+    # that grading one at a time gives (CASES).
     reports = {
-        language: course_cli("grade", f"{LESSON}-{language}", "--course", str(course), **graders)
+        language: course_cli(
+            "grade", f"{LESSON}-{language}", "--course", str(course), "--jobs", "2", **graders
+        )
         for language in ("en", "fr")
     }
     left_running = orphans()
@@ -256,6 +263,14 @@ def test_the_report_tells_what_happened_to_each_submission(course, case):
 
 def test_grading_leaves_every_submitted_file_byte_identical(course):
     assert digest(course["path"] / "submitted") == course["before"]
+
+
+def test_what_a_notebook_writes_while_graded_stays_out_of_the_graded_folder(course):
+    # The graded folders hold what nbgrader put there, whatever the notebooks wrote (a
+    # gigabyte, 300,000 files), so that feedback and export never walk what a student made.
+    for student, language in (("uma", "en"), ("vera", "fr"), ("wim", "en"), ("ana", "en")):
+        graded = course["path"] / "autograded" / student / f"{LESSON}-{language}"
+        assert sorted(p.name for p in graded.iterdir()) == [f"{LESSON}.ipynb"], student
 
 
 def test_a_write_outside_the_students_folder_is_refused(course):

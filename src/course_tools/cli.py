@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -266,6 +267,13 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds one submission may take in all (default 1800)",
     )
     grade.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="submissions graded at once, each in its own sandbox (default: the CPUs "
+        "grading may use)",
+    )
+    grade.add_argument(
         "--unsandboxed",
         action="store_true",
         help="grade without the sandbox where it cannot start (macOS, no user "
@@ -392,6 +400,8 @@ def _grading(args: argparse.Namespace) -> int:
         )
         return 0
     if args.command == "grade":
+        jobs = grade.default_jobs() if args.jobs is None else args.jobs
+        start = time.monotonic()
         try:
             outcomes = grade.grade_all(
                 args.course.resolve(),
@@ -399,6 +409,7 @@ def _grading(args: argparse.Namespace) -> int:
                 only=args.student,
                 timeout=args.timeout,
                 unsandboxed=args.unsandboxed,
+                jobs=jobs,
             )
         except grade.SandboxUnavailable as error:
             print(error, file=sys.stderr)
@@ -407,6 +418,10 @@ def _grading(args: argparse.Namespace) -> int:
             "sandbox: none (--unsandboxed)" if args.unsandboxed else grade.sandbox_description()
         )
         print(grade.report(outcomes, sandbox))
+        print(
+            f"{len(outcomes)} submissions in {time.monotonic() - start:.0f} s, "
+            f"{jobs} at a time (--jobs {jobs})"
+        )
         return 0
     passed, report = validate.validate(args.notebook)
     print(report)

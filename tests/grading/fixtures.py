@@ -192,6 +192,32 @@ for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
         except OSError as error:
             print(f"/proc/{pid}/{name}:", error)
 """
+# Writes past the graded folder's disk (the workflow course allows DISK_MB), 16 MiB at a
+# time, then says how far it got; its exercises are solved before.
+DISK_MB, DISK_FILES = 128, 2_000
+_BYTES = """written = 0
+try:
+    with open("filler.bin", "wb") as filler:
+        while written < 1024 * 2**20:
+            filler.write(b"x" * 2**24)
+            written += 2**24
+except OSError as error:
+    print("stopped after", written // 2**20, "MiB:", error.strerror)
+"""
+# Makes empty files until none more may be made, as the class's 300,000-file submission did.
+_FILES = """made = 0
+try:
+    while made < 300_000:
+        open(f"empty-{made}", "w").close()
+        made += 1
+except OSError as error:
+    print("stopped after", made, "files:", error.strerror)
+"""
+# The same in /tmp, which has no limit on files of its own: the sandbox is ended.
+_TMP_FILES = """import os
+for made in range(300_000):
+    open(f"/tmp/empty-{made}", "w").close()
+"""
 #: The names under which the workflow test hides a secret in the grader's environment: a
 #: course setting, another tool's TF_ variable, a JupyterHub token.
 SECRET_VARIABLES = ("COURSE_GRADING_TOKEN", "TF_CLI_CONFIG_FILE", "JUPYTERHUB_API_TOKEN")
@@ -292,4 +318,31 @@ CASES = [
     Case("ravi", "en", _last_cell(_BOMB), MAX_SCORE),
     Case("sami", "en", _hostile(_NETWORK), MAX_SCORE),
     Case("tara", "en", _hostile(_PROC_READER), MAX_SCORE),
+    # Past the disk limits: graded as far as the notebook went, with a status that says so.
+    Case(
+        "uma",
+        "en",
+        _last_cell(_BYTES),
+        MAX_SCORE,
+        status="over the disk limit",
+        notes=(f"the graded folder held {DISK_MB:.1f} MiB of at most {DISK_MB} MiB",),
+    ),
+    Case(
+        "vera",
+        "fr",
+        _last_cell(_FILES),
+        MAX_SCORE,
+        status="over the disk limit",
+        notes=(
+            f"the graded folder held {DISK_FILES:,} files and folders of at most {DISK_FILES:,}",
+        ),
+    ),
+    Case(
+        "wim",
+        "en",
+        _last_cell(_TMP_FILES),
+        0,
+        status="over the disk limit",
+        notes=("/tmp held", "DeadKernelError"),
+    ),
 ]

@@ -38,6 +38,8 @@ settings.apply(
     memory_mb=8192,         # memory of that kernel and its children, in MiB
     file_mb=256,            # largest file it may write, in MiB
     processes=512,          # processes and threads it may run at once
+    disk_mb=512,            # what it may write in its folder, in MiB (and in /tmp)
+    disk_files=10_000,      # files and folders its folder may hold (and /tmp)
     user=None,              # e.g. "nobody": run student code as that user (grade as root)
     quick=True,             # run the lessons' training loops at their small CI size
 )

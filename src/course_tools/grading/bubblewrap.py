@@ -55,7 +55,10 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+from course_tools.grading.disk import MOUNT_POINT
 
 # System folders a Python kernel needs; a symbolic link (merged /usr) stays a link.
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -199,13 +202,16 @@ def command(
     written: Mapping[str, int] | None = None,
     seccomp: int | None = None,
     privileged: bool | None = None,
+    disk: Disk | None = None,
 ) -> list[str]:
     """``bwrap ... <kernel>``: the kernel command, sandboxed as the module doc says.
 
     ``written`` maps paths, those of :data:`WRITTEN_ETC_FILES` in ``/etc`` and
     :data:`HIDDEN_PROC_FILES`, to descriptors of what the sandbox reads there instead
     (:func:`written_files`), and ``seccomp`` is a descriptor of :func:`seccomp_filter`'s
-    program: the command's process must inherit them.
+    program: the command's process must inherit them. With ``disk``, the graded folder
+    is the sandbox's own disk of :mod:`course_tools.grading.disk`, whose process 1 reports
+    to ``disk.report`` (inherited too), and ``/tmp`` is limited to the same size.
     """
     privileged = os.geteuid() == 0 if privileged is None else privileged
     init = init_program()
@@ -217,6 +223,8 @@ def command(
         args += ["--seccomp", str(seccomp)]
     if privileged:  # bwrap run by root keeps root's capabilities unless told otherwise
         args += ["--cap-drop", "ALL"]
+    if disk is not None:  # for process 1 alone, which drops them before it starts anything
+        args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
     for name in SYSTEM_FOLDERS:
         if os.path.lexists(name):
             args += _mount("--ro-bind", Path(name))
@@ -224,7 +232,8 @@ def command(
         if os.path.lexists(f"/etc/{name}"):
             args += _mount("--ro-bind", Path("/etc", name))
     # The private /tmp first: a Python environment or a course under /tmp is mounted on top.
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += (["--size", str(disk.max_bytes)] if disk is not None else []) + ["--tmpfs", "/tmp"]
     allowed = {f"/etc/{name}" for name in WRITTEN_ETC_FILES} | set(HIDDEN_PROC_FILES)
     for destination, descriptor in sorted((written or {}).items()):
         if destination not in allowed:
@@ -236,25 +245,48 @@ def command(
             args += ["--ro-bind", str(path), str(path)]
     if not any(init.is_relative_to(folder) for folder in SYSTEM_FOLDERS):
         args += ["--ro-bind", str(init), str(init)]
-    args += [
-        "--bind",
-        str(sockets),
-        str(sockets),
-        "--bind",
-        str(folder),
-        str(folder),
-        "--chdir",
-        str(folder),
-        "--remount-ro",
-        "/",
-    ]
+    args += ["--bind", str(sockets), str(sockets)]
+    if disk is None:
+        args += ["--bind", str(folder), str(folder)]
+    else:  # process 1 copies it onto the sandbox's own disk, mounted at MOUNT_POINT first
+        args += ["--ro-bind", str(folder), str(folder), "--dir", MOUNT_POINT]
+    args += ["--chdir", str(folder), "--remount-ro", "/"]
     for name, value in sorted(kernel_environment(kernel[0], environment).items()):
         args += ["--setenv", name, value]
     # dumb-init is process 1 and the kernel its only child: it reaps the orphans a
     # submission leaves, which would otherwise stay zombies and use up the process limit.
     # The kernel leads its own session and process group, as Jupyter starts kernels, so an
     # interrupt reaches it and the processes it started (ipykernel signals its group).
-    return [*args, "--", str(init), "--", *kernel]
+    started = [str(init), "--", *kernel]
+    if disk is not None:
+        started = [*disk.process_one(kernel[0], folder), "--", *started]
+    return [*args, "--", *started]
+
+
+@dataclass(frozen=True)
+class Disk:
+    """The limits of the sandbox's own disk (:mod:`course_tools.grading.disk`), and the
+    descriptor its process 1 reports to."""
+
+    max_bytes: int
+    max_files: int
+    report: int
+
+    def process_one(self, python: str, folder: Path) -> list[str]:
+        """The command of the sandbox's process 1, run by the kernel's ``python``."""
+        return [
+            python,
+            "-m",
+            "course_tools.grading.disk",
+            "--folder",
+            str(folder),
+            "--bytes",
+            str(self.max_bytes),
+            "--files",
+            str(self.max_files),
+            "--report",
+            str(self.report),
+        ]
 
 
 def init_program(python: str = sys.executable) -> Path | None:

@@ -1,15 +1,23 @@
-"""Autograde every submission of an assignment, one at a time, each in its own nbgrader.
+"""Autograde every submission of an assignment, each in its own nbgrader, several at once.
 
 ``nbgrader autograde`` already goes on after a failing submission, but one run shares a
 process, a wall clock and a log among all students. Here each submission gets its own
 ``nbgrader autograde --student`` process with a time limit, so a hung or crashing
-notebook costs only its own grade. Around each run this module:
+notebook costs only its own grade; ``jobs`` of them run at once (``course grade --jobs``),
+each with its own sandbox and control group and the same limits. Around each run this
+module:
 
 - fingerprints the submitted files and proves afterwards that grading left them
   byte-identical (nbgrader works on a copy under ``autograded/``);
 - records a failed run as 0 points in the gradebook, as nbgrader does for a missing
   notebook, so that ``nbgrader export`` lists it;
 - reports, per student, the score, what went wrong and in which cell.
+
+The gradebook is one SQLite file, and SQLite lets one process write at a time: nbgrader's
+processes wait for each other (up to :data:`GRADEBOOK_TIMEOUT` seconds, set in the
+course's configuration by :mod:`course_tools.grading.settings`), this module's own
+gradebook reads and writes take a lock, and a submission whose nbgrader still found the
+gradebook locked is graded again on its own once the others are done.
 
 Each kernel runs in a sandbox (:mod:`course_tools.grading.kernel`). Before grading
 anything, :func:`grade_all` checks that one can start here and, where none can, stops with
@@ -26,17 +34,24 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from course_tools.grading import bubblewrap, cgroups
+from course_tools.grading import bubblewrap, cgroups, disk
 from course_tools.grading.feedback import recorded_language
 from course_tools.grading.kernel import KERNEL_PREFIX
 from course_tools.grading.sanitize import NOTE
-from course_tools.grading.settings import LANGUAGE_VARIABLE, UNSANDBOXED_VARIABLE, check_config
+from course_tools.grading.settings import (
+    LANGUAGE_VARIABLE,
+    UNSANDBOXED_VARIABLE,
+    check_config,
+    gradebook_url,
+)
 
 UNSANDBOXED_NOTE = (
     "graded WITHOUT the sandbox (--unsandboxed): its code could read and change the course"
@@ -54,7 +69,9 @@ class Outcome:
     student: str
     score: float
     max_score: float
-    status: str  # "graded", "failed" (nbgrader could not finish) or "timed out"
+    # "graded", "failed" (nbgrader could not finish), "timed out", or "over the disk limit"
+    # (the sandbox's own disk filled up: graded as far as it went; the notes say how full)
+    status: str
     seconds: float
     notes: list[str] = field(default_factory=list)
     sandboxed: bool = True
@@ -105,14 +122,28 @@ def _cell_notes(notebook: Path) -> list[str]:
     return notes
 
 
+#: Taken around this module's own gradebook reads and writes, one job at a time.
+_GRADEBOOK_LOCK = threading.Lock()
+#: What SQLite says when a writer waited :data:`GRADEBOOK_TIMEOUT` seconds in vain.
+LOCKED = "database is locked"
+
+
 def _gradebook_url(course: Path) -> str:
-    return f"sqlite:///{course / 'gradebook.db'}"
+    return gradebook_url(course)
+
+
+def default_jobs() -> int:
+    """How many submissions ``course grade`` grades at once: the CPUs it may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on Linux)
+        return os.cpu_count() or 1
 
 
 def _record_zero(course: Path, assignment: str, student: str) -> None:
     from nbgrader.api import Gradebook
 
-    with Gradebook(_gradebook_url(course)) as gradebook:
+    with _GRADEBOOK_LOCK, Gradebook(_gradebook_url(course)) as gradebook:
         gradebook.update_or_create_student(student)
         submission = gradebook.update_or_create_submission(assignment, student)
         for notebook in submission.notebooks:
@@ -125,7 +156,7 @@ def _record_zero(course: Path, assignment: str, student: str) -> None:
 def _scores(course: Path, assignment: str, student: str) -> tuple[float, float]:
     from nbgrader.api import Gradebook
 
-    with Gradebook(_gradebook_url(course)) as gradebook:
+    with _GRADEBOOK_LOCK, Gradebook(_gradebook_url(course)) as gradebook:
         submission = gradebook.find_submission(assignment, student)
         return float(submission.score), float(submission.max_score)
 
@@ -197,6 +228,8 @@ def grade_one(
         )
         if status == "timed out":
             notes.append(f"stopped after {timeout:.0f} s")
+    if any(note.startswith(disk.OVER_LIMIT) for note in notes):
+        status = disk.OVER_LIMIT  # (graded as far as it went, or failed: the note says)
     if unsandboxed:
         notes.append(UNSANDBOXED_NOTE)
     score, max_score = _scores(course, assignment, student)
@@ -269,8 +302,12 @@ def grade_all(
     only: list[str] | None = None,
     timeout: float = 1800,
     unsandboxed: bool = False,
+    jobs: int = 1,
 ) -> list[Outcome]:
-    """Grade each submission of ``assignment`` in turn (all, or those of ``only``)."""
+    """Grade each submission of ``assignment`` (all, or those of ``only``), ``jobs`` at once;
+    the outcomes come in the students' order."""
+    if jobs < 1:
+        raise ValueError(f"--jobs must be 1 or more, not {jobs}.")
     if not unsandboxed:
         problem = bubblewrap.problem()
         if problem:
@@ -285,9 +322,19 @@ def grade_all(
             f"No submission of {assignment} in {course / 'submitted'} for: "
             f"{', '.join(unknown)}. Students with one: {', '.join(found) or 'none'}."
         )
+
+    def grade(student: str) -> Outcome:
+        return grade_one(course, assignment, student, timeout=timeout, unsandboxed=unsandboxed)
+
+    chosen = only or found
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(chosen)))) as pool:
+        outcomes = list(pool.map(grade, chosen))
+    # nbgrader gave up waiting for the gradebook (a very busy machine): once more, alone.
     return [
-        grade_one(course, assignment, student, timeout=timeout, unsandboxed=unsandboxed)
-        for student in (only or found)
+        grade(outcome.student)
+        if outcome.status == "failed" and any(LOCKED in note for note in outcome.notes)
+        else outcome
+        for outcome in outcomes
     ]
 
 
@@ -295,11 +342,12 @@ def report(outcomes: list[Outcome], sandbox: str | None = None) -> str:
     """A plain-text table: one line per student, then the notes under it; ``sandbox``,
     when given, is the first line."""
     lines = [sandbox] if sandbox else []
-    lines.append(f"{'student':<16} {'score':>11} {'status':<10} {'time':>7}")
+    width = max([10, *(len(outcome.status) for outcome in outcomes)])
+    lines.append(f"{'student':<16} {'score':>11} {'status':<{width}} {'time':>7}")
     for outcome in outcomes:
         lines.append(
             f"{outcome.student:<16} {outcome.score:>5g} / {outcome.max_score:<3g} "
-            f"{outcome.status:<10} {outcome.seconds:>6.1f}s"
+            f"{outcome.status:<{width}} {outcome.seconds:>6.1f}s"
         )
         lines += [f"    {note}" for note in outcome.notes]
     return "\n".join(lines)

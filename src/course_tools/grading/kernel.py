@@ -37,7 +37,7 @@ from typing import IO, Any, TextIO
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Int, List, Unicode
 
-from course_tools.grading import bubblewrap, cgroups
+from course_tools.grading import bubblewrap, cgroups, disk
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -56,6 +56,12 @@ class SandboxedKernelManager(AsyncKernelManager):
     user = Unicode(
         "", help="run the sandbox as this user (grading as root); empty: as grading"
     ).tag(config=True)
+    disk_mb = Int(
+        512, help="what the graded folder may hold, MiB (0: no disk of its own); /tmp too"
+    ).tag(config=True)
+    disk_files = Int(
+        10_000, help="files and folders the graded folder may hold, and /tmp and /dev/shm"
+    ).tag(config=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -66,6 +72,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.connection_file = str(self._sockets / "kernel.json")
         self._group: cgroups.Group | None = None
         self._descriptors: tuple[int, ...] = ()  # bwrap's unnamed files, until it starts
+        self._disk_reader: threading.Thread | None = None
 
     async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
@@ -77,6 +84,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._group = cgroups.create(
             memory_mb=self.memory_mb, processes=self.processes, cpu_seconds=self.cpu_seconds
         )
+        disk_ends: tuple[int, int] | None = os.pipe() if self.disk_mb > 0 else None
         try:
             sandboxed, self._descriptors = sandbox_command(
                 kernel_cmd,
@@ -86,12 +94,20 @@ class SandboxedKernelManager(AsyncKernelManager):
                 environment=kw.get("env") or os.environ,
                 user=self.user,
                 group=self._group,
+                disk=None
+                if disk_ends is None
+                else bubblewrap.Disk(self.disk_mb * 2**20, self.disk_files, disk_ends[1]),
             )
         except BaseException:  # no control group left behind a sandbox that never started
             if self._group is not None:
                 self._group.destroy()
                 self._group = None
+            if disk_ends is not None:
+                os.close(disk_ends[0])
+                os.close(disk_ends[1])
             raise
+        if disk_ends is not None:
+            self._disk_reader = relay_disk_reports(os.fdopen(disk_ends[0], "rb"), sys.stderr)
         # No JPY_PARENT_PID (``independent``): bwrap's environment stays empty. The
         # kernel's output goes to a pipe (see relay_output), not to the grader's own.
         kw.update(
@@ -116,6 +132,9 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
+        if self._disk_reader is not None:  # the sandbox has ended: its last report is in
+            self._disk_reader.join(timeout=5)
+            self._disk_reader = None
         if self._group is not None:
             self._group.destroy()
             self._group = None
@@ -167,6 +186,31 @@ def relay_output(source: IO[bytes], target: TextIO, limit: int = OUTPUT_LIMIT) -
     return thread
 
 
+def relay_disk_reports(source: IO[bytes], target: TextIO) -> threading.Thread:
+    """Write a note to ``target`` (nbgrader's log) for each limit of the sandbox's own disk
+    (:mod:`course_tools.grading.disk`) that it reports reached; in a daemon thread that
+    ends when the sandbox does. :mod:`course_tools.grading.grade` reads the notes."""
+    from course_tools.grading.sanitize import NOTE
+
+    def relay() -> None:
+        written: set[str] = set()
+        with source:  # (read to its end, so that process 1 never blocks)
+            for report in disk.read_reports(source):
+                for note in disk.describe(report) if report.full else []:
+                    if note in written:
+                        continue
+                    written.add(note)
+                    try:
+                        target.write(f"{NOTE} {note}\n")
+                        target.flush()
+                    except (OSError, ValueError, AttributeError):
+                        pass
+
+    thread = threading.Thread(target=relay, name="course-grading-disk", daemon=True)
+    thread.start()
+    return thread
+
+
 def sandbox_command(
     kernel: list[str],
     *,
@@ -176,14 +220,16 @@ def sandbox_command(
     environment: Mapping[str, str],
     user: str = "",
     group: cgroups.Group | None = None,
+    disk: bubblewrap.Disk | None = None,
 ) -> tuple[list[str], tuple[int, ...]]:
     """The command that starts ``kernel`` in its sandbox, and the descriptors it inherits.
 
     bubblewrap's command (:func:`course_tools.grading.bubblewrap.command`), its ``/etc``
     accounts written for the user it runs as, its seccomp filter, its options in an
     unnamed file; started as
-    ``user`` where one is named; inside ``group`` where there is one. Run it with
-    ``env=bubblewrap.BWRAP_ENVIRONMENT`` and ``pass_fds=descriptors``, then close them.
+    ``user`` where one is named; inside ``group`` where there is one; with the sandbox's
+    own disk where ``disk`` says (its report descriptor is among those returned). Run it
+    with ``env=bubblewrap.BWRAP_ENVIRONMENT`` and ``pass_fds=descriptors``, then close them.
     """
     import pwd
 
@@ -205,6 +251,7 @@ def sandbox_command(
             environment=environment,
             written=written,
             seccomp=seccomp,
+            disk=disk,
         )
     except BaseException:  # no descriptor left open behind a sandbox that never started
         for descriptor in [*written.values(), *([] if seccomp is None else [seccomp])]:
@@ -216,7 +263,7 @@ def sandbox_command(
     if group is not None:
         command = group.enter_command(command)
     inherited = (options, *written.values(), *([] if seccomp is None else [seccomp]))
-    return command, inherited
+    return command, inherited + (() if disk is None else (disk.report,))
 
 
 def _as_user(user: str, command: list[str], folders: list[Path]) -> list[str]:

@@ -23,6 +23,10 @@ LANGUAGE_VARIABLE = "COURSE_GRADING_LANGUAGE"
 #: Set to 1 by ``course grade --unsandboxed``: kernels start without bubblewrap.
 UNSANDBOXED_VARIABLE = "COURSE_GRADING_UNSANDBOXED"
 
+#: Seconds an nbgrader process waits for another to finish writing the gradebook (SQLite
+#: lets one process write at a time; ``course grade --jobs`` runs several).
+GRADEBOOK_TIMEOUT = 120
+
 TEMPLATES = Path(__file__).parent / "templates"
 #: Where these settings lived before the learner's runtime and the course's tooling
 #: became two packages; an nbgrader_config.py written then still names it.
@@ -39,6 +43,13 @@ def check_config(path: Path) -> None:
                 "course's tooling moved to its own package). Replace "
                 f"{FORMER_MODULE!r} with 'course_tools.grading' in that line."
             )
+
+
+def gradebook_url(root: Path) -> str:
+    """The course's gradebook, ``gradebook.db`` in ``root`` as nbgrader's default, with
+    writers that wait :data:`GRADEBOOK_TIMEOUT` seconds for each other (SQLAlchemy passes
+    ``timeout`` to SQLite)."""
+    return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}?timeout={GRADEBOOK_TIMEOUT}"
 
 
 def validator_messages(language: str) -> dict[str, str]:
@@ -82,6 +93,8 @@ def apply(
     memory_mb: int = 8192,
     file_mb: int = 256,
     processes: int = 512,
+    disk_mb: int = 512,
+    disk_files: int = 10_000,
     user: str | None = None,
     quick: bool = True,
 ) -> None:
@@ -104,6 +117,7 @@ def apply(
 
     c.CourseDirectory.root = str(root)
     c.CourseDirectory.course_id = course_id
+    c.CourseDirectory.db_url = gradebook_url(root)
     if exchange:
         c.Exchange.root = str(exchange)
 
@@ -126,6 +140,8 @@ def apply(
         c.SandboxedKernelManager.memory_mb = memory_mb
         c.SandboxedKernelManager.processes = processes
         c.SandboxedKernelManager.cpu_seconds = cpu_seconds
+        c.SandboxedKernelManager.disk_mb = disk_mb
+        c.SandboxedKernelManager.disk_files = disk_files
         c.SandboxedKernelManager.user = user or ""
         c.SandboxedKernelManager.private = [str(Path(root).resolve())]
     c.Execute.timeout = cell_timeout
