@@ -200,3 +200,32 @@ def test_a_folder_that_holds_a_run_is_refused_before_any_job_starts(tmp_path):
     with pytest.raises(FileExistsError, match="holds a run already"):
         cluster.start()
     assert all(job.process is None for job in cluster.jobs.values())
+
+
+class _Ended:
+    """A stand-in for a job's process that has ended."""
+
+    def poll(self) -> int:
+        return 0
+
+
+def test_the_speeds_measured_after_stop_count_each_jobs_steps_to_its_last_report(tmp_path):
+    # Two collect jobs ended by stop() with the run: the window ends at the earlier of their
+    # last reports, not at the learner's, where their unreported stretches would count as
+    # no steps. A job killed before that says nothing of the end and is left out.
+    cluster = Cluster(tmp_path / "run", sac.QUICK, collect_jobs=3, evaluator=False)
+    train, first, second, killed = (
+        cluster.jobs[name] for name in ("train", "collect-0", "collect-1", "collect-2")
+    )
+    train.reports = [{"time": float(t), "train_step": 10.0 * t} for t in range(11)]
+    first.reports = [{"time": float(t), "env_steps": 20.0 * t} for t in range(9)]
+    second.reports = [{"time": float(t), "env_steps": 20.0 * t} for t in range(10)]
+    killed.reports = [{"time": float(t), "env_steps": 20.0 * t} for t in range(3)]
+    for job in (train, first, second, killed):
+        job.process = _Ended()  # type: ignore[assignment]
+    first.stopped = second.stopped = True
+    speeds = cluster.throughput()
+    # From the learner's first step (t = 1) to t = 8: 7 s, 7 × 20 × 2 steps of the two and
+    # the killed job's 40 (from t = 1 to its end at t = 2).
+    assert speeds["gradient_steps_per_second"] == pytest.approx(10.0)
+    assert speeds["env_steps_per_second"] == pytest.approx((7 * 20 * 2 + 20) / 7)

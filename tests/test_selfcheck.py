@@ -116,8 +116,15 @@ def test_a_buffer_built_as_asked_passes_with_or_without_a_channel_axis():
 
 
 @pytest.mark.parametrize("dtype", [tf.float16, tf.float64])
-def test_any_floating_point_reward_passes_though_the_exercise_asks_for_float32(dtype):
-    assert selfcheck.replay_buffer(image_buffer(reward_dtype=dtype), **ITEM)
+def test_another_floating_point_reward_fails_since_the_buffer_would_refuse_real_rewards(dtype):
+    feedback = selfcheck.replay_buffer(image_buffer(reward_dtype=dtype), **ITEM)
+    assert not feedback and "a buffer does not convert what it is given" in feedback.message
+
+
+def test_the_image_hints_ask_for_the_dtype_without_naming_it():
+    for dtype in (tf.float32, tf.uint16, tf.int8, tf.bool, tf.int32):
+        feedback = selfcheck.replay_buffer(image_buffer(image_dtype=dtype), **ITEM)
+        assert not feedback and "uint8" not in feedback.message, feedback.message
 
 
 @pytest.mark.parametrize(
@@ -127,13 +134,13 @@ def test_any_floating_point_reward_passes_though_the_exercise_asks_for_float32(d
         (dict(max_length=4_000), "not for all of them together"),
         (dict(batch_size=64), "not a training batch"),
         (dict(image_dtype=tf.float32), "the image is stored as float32"),
-        (dict(image_dtype=tf.uint16), "uint8 stores each in one byte, uint16 in more"),
+        (dict(image_dtype=tf.uint16), "uint16, 2 bytes per pixel"),
         (dict(image_dtype=tf.int8), "int8, which holds -128 to 127"),
-        (dict(image_dtype=tf.bool), "uint8 holds exactly those, in one byte"),
+        (dict(image_dtype=tf.bool), "which dtype holds exactly those, in one byte?"),
         (dict(image_shape=(4, 84, 84)), "nothing for the batch or for time"),
         (dict(reward_shape=(1,)), "its spec has an empty shape"),
         (dict(reward_dtype=tf.int32), "the reward's dtype is int32"),
-        (dict(reward_dtype=tf.int8), "use tf.float32, as the question asks"),
+        (dict(reward_dtype=tf.int8), "use float32, as the question asks"),
         (dict(names=("obs", "r")), "named 'image' and 'reward'"),
     ],
 )
@@ -170,6 +177,7 @@ def test_the_second_step_of_every_sequence_passes():
         (LIDAR[-1], "which axis holds time"),
         (LIDAR, "keep only one step per sequence"),
         (LIDAR[:, 1, 0], "one step for each sequence"),
+        (LIDAR[:, 1:], "keeps a time axis of length 1"),
         (..., "cut out of the sampled sequences"),
     ],
 )

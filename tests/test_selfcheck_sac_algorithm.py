@@ -356,12 +356,12 @@ class SoftTargetNumbers(TypedDict):
 
 
 NUMBERS = SoftTargetNumbers(
-    reward=0.02, reward_scale_factor=10.0, gamma=0.99, target_q=(3.0, 2.5), alpha=0.1, log_pi=2.0
+    reward=0.02, reward_scale_factor=10.0, gamma=0.99, target_q=(3.0, 2.5), alpha=0.1, log_pi=1.5
 )
 
 
 def by_hand(d, *, smaller=min, sign=-1.0, scale=10.0, gamma=0.99, alpha=0.1):
-    return scale * 0.02 + gamma * d * (smaller(3.0, 2.5) + sign * alpha * 2.0)
+    return scale * 0.02 + gamma * d * (smaller(3.0, 2.5) + sign * alpha * 1.5)
 
 
 def test_the_soft_target_by_hand_passes_and_is_the_one_sac_agent_computes():
@@ -384,13 +384,15 @@ def test_the_soft_target_by_hand_passes_and_is_the_one_sac_agent_computes():
         (by_hand(1.0), by_hand(1.0), "does not bootstrap"),
         (by_hand(1.0), 0.0, "last step's reward still counts"),
         (by_hand(1.0), 0.02, "reward_scale_factor first, even on the last step"),
-        ("2.477", 0.2, "one number"),
+        # With these numbers the fall's two slips give different targets (0 and 0.05).
+        (by_hand(1.0), 0.2 - 0.1 * 1.5, "the whole bracket goes, the entropy term too"),
+        ("2.5265", 0.2, "one number"),
     ],
 )
 def test_a_wrong_soft_target_gets_a_hint(step, fall, misunderstanding):
     feedback = selfcheck.soft_q_target(step, fall, **NUMBERS)
     assert not feedback and misunderstanding in feedback.message, feedback.message
-    assert "2.477" not in feedback.message
+    assert "2.5265" not in feedback.message
 
 
 # ---------------------------------------------------------------------------------------
@@ -400,13 +402,13 @@ def test_a_wrong_soft_target_gets_a_hint(step, fall, misunderstanding):
 def test_alpha_goes_up_when_the_entropy_is_below_the_target():
     # log π = 5 on average: an entropy of −5, below TF-Agents' −4 for 8 motors.
     feedback = selfcheck.alpha_update(-1.0, "up", mean_log_pi=5.0, action_spec=ACTION)
-    assert feedback and "α grows" in feedback.message
+    assert feedback and "pushes α up" in feedback.message
     assert selfcheck.alpha_update(-1, " Up", mean_log_pi=5.0, action_spec=ACTION)
 
 
 def test_alpha_goes_down_when_the_entropy_is_above_the_target():
     feedback = selfcheck.alpha_update(2.0, "down", mean_log_pi=2.0, action_spec=ACTION)
-    assert feedback and "α shrinks" in feedback.message
+    assert feedback and "pushes α down" in feedback.message
 
 
 def test_the_gradient_is_the_one_alpha_loss_has_whatever_alpha_is():
@@ -424,6 +426,8 @@ def test_the_gradient_is_the_one_alpha_loss_has_whatever_alpha_is():
         (-9.0, "up", "do not add it"),
         (3.0, "down", "half the paper's"),
         (-1.0, "down", "against the gradient's sign"),
+        (13.0, "down", "the sign of the entropy term, and TF-Agents' default target"),
+        (-3.0, "up", "not the other way round, and TF-Agents' default target"),
         (-1.0, "rises", 'write "up" or "down"'),
         (-1.0, None, 'write "up" or "down"'),
         (..., "up", "one number"),

@@ -225,6 +225,7 @@ def distributed_sac() -> Figure:
         ("replay", "train", _("sample\nbatches"), 0.0),
         ("train", "variables", _("push\nweights"), 0.0),
         ("variables", "collect1", _("pull every\nK steps"), 0.0),
+        ("variables", "collect0", "", 0.2),
         ("variables", "eval", _("pull"), 0.0),
     ]
     figure = _draw(

@@ -52,6 +52,7 @@ class Job:
     reports: list[dict[str, Any]] = field(default_factory=list)
     starts: int = 0
     first_report: int = 0  # where the reports of the job's latest start begin
+    stopped: bool = False  # ended by Cluster.stop, with the run, not before it
 
     def reports_since_start(self) -> list[dict[str, Any]]:
         return self.reports[self.first_report :]
@@ -180,6 +181,7 @@ class Cluster:
     def _launch(self, job: Job) -> None:
         environment = {**os.environ, LANGUAGE_VARIABLE: current_language()}
         environment.setdefault("PYTHONUNBUFFERED", "1")
+        job.stopped = False
         log = open(job.log_path, "a", encoding="utf-8")  # noqa: SIM115 - the reader closes it
         job.process = subprocess.Popen(
             [sys.executable, "-m", job.module, *job.arguments],
@@ -237,6 +239,7 @@ class Cluster:
         running = [job for job in self.jobs.values() if job.running()]
         for job in running:
             assert job.process is not None
+            job.stopped = True
             _signal_group(job.process, signal.SIGTERM)
         deadline = time.monotonic() + GRACE_SECONDS
         for job in running:
@@ -357,12 +360,16 @@ class Cluster:
         t0, t1 = training[0], training[-1]
         # A collect job's count is known up to its last report: end the window there, so
         # that a stretch in progress is not counted as no steps at all.
-        # Only jobs still running and reporting since their latest start count: a dead
-        # job's last report, or a restarted one's old ones, say nothing of the present.
+        # Only jobs still running (or ended by stop(), with the run) and reporting since
+        # their latest start count: a job killed or failed before the end, its last report,
+        # or a restarted one's old ones, say nothing of the present.
         live = [
             series[-1][0]
             for job, series in zip(collect_jobs, collectors)
-            if series and series[-1][0] > t0 and job.running() and job.reports_since_start()
+            if series
+            and series[-1][0] > t0
+            and (job.running() or job.stopped)
+            and job.reports_since_start()
         ]
         t1 = min([t1, *live])
         seconds = max(t1 - t0, 1e-9)

@@ -61,6 +61,11 @@ def policy_lag(
         )
     if close(value, per_job):
         hint = _("the learner trains on every job's pairs, not only on this job's.")
+    elif close(value, right / 2):
+        hint = _(
+            "that is the average over the stretch; the question asks how far behind the "
+            "weights are when the job pulls again."
+        )
     elif close(value, collect_steps_per_pull) or close(
         value, collect_jobs * collect_steps_per_pull
     ):

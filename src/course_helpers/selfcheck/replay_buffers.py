@@ -162,28 +162,29 @@ def replay_buffer(
         )
     if found.dtype != image_dtype:
         expected = tf.as_dtype(image_dtype)
+        # (The hints ask for the dtype without naming it: the check never gives it away.)
         if found.dtype.is_integer and found.dtype.size <= expected.size:  # int8
             hint = _(
                 "Not yet: the image is stored as {dtype}, which holds {low} to {high}: "
-                "pixels from 0 to 255 do not all fit. {expected} holds exactly 0 to 255, "
-                "in one byte."
+                "pixels from 0 to 255 do not all fit. Which dtype holds exactly 0 to 255, "
+                "in one byte?"
             )
         elif found.dtype.size <= expected.size:  # bool
             hint = _(
                 "Not yet: the image is stored as {dtype}. Camera pixels are whole numbers "
-                "from 0 to 255, and {expected} holds exactly those, in one byte."
+                "from 0 to 255: which dtype holds exactly those, in one byte?"
             )
         else:
             hint = _(
-                "Not yet: the image is stored as {dtype}. Camera pixels are "
-                "whole numbers from 0 to 255; {expected} stores each in one "
-                "byte, {dtype} in more, for the same picture."
+                "Not yet: the image is stored as {dtype}, {size} bytes per pixel. Camera "
+                "pixels are whole numbers from 0 to 255: which dtype holds exactly those, "
+                "in one byte?"
             )
         return Feedback(
             False,
             hint.format(
                 dtype=found.dtype.name,
-                expected=expected.name,
+                size=found.dtype.size,
                 low=number(found.dtype.min) if found.dtype.is_integer else "",
                 high=number(found.dtype.max) if found.dtype.is_integer else "",
             ),
@@ -194,14 +195,23 @@ def replay_buffer(
             False,
             _("Not yet: a reward is one number per step, so its spec has an empty shape: ()."),
         )
-    # The exercise asks for float32; another floating-point dtype stores rewards as well.
-    if tf.as_dtype(found.dtype).is_floating != tf.as_dtype(reward_dtype).is_floating:
+    if tf.as_dtype(found.dtype) != tf.as_dtype(reward_dtype):
+        if tf.as_dtype(found.dtype).is_floating:  # float16, float64: the buffer does not cast
+            hint = _(
+                "Not yet: the reward's dtype is {dtype}. TF-Agents' environments and agents "
+                "give rewards as {expected}, and a buffer does not convert what it is given: "
+                "a {dtype} spec would refuse every real reward."
+            )
+        else:
+            hint = _(
+                "Not yet: the reward's dtype is {dtype}. TF-Agents stores rewards as "
+                "floating-point numbers: use {expected}, as the question asks."
+            )
         return Feedback(
             False,
-            _(
-                "Not yet: the reward's dtype is {dtype}. TF-Agents stores rewards as "
-                "floating-point numbers: use tf.float32, as the question asks."
-            ).format(dtype=tf.as_dtype(found.dtype).name),
+            hint.format(
+                dtype=tf.as_dtype(found.dtype).name, expected=tf.as_dtype(reward_dtype).name
+            ),
         )
     batch_size, max_length = int(buffer._batch_size), int(buffer._max_length)
     if (batch_size, max_length) == (steps_per_environment, environments):
@@ -297,6 +307,11 @@ def second_steps(answer: Any, sequences: Any) -> Feedback:
         hint = _("this is the first step of every sequence; steps are counted from 0.")
     elif same(sequences[:, -1]) or same(sequences[-1]):
         hint = _("this picks the last element of an axis; which axis holds time?")
+    elif same(sequences[:, 1:2]):
+        hint = _(
+            "this keeps a time axis of length 1. Index the time axis with 1 instead of "
+            "slicing it with 1:."
+        )
     elif answer.shape == sequences.shape:
         hint = _("this is every step of every sequence; keep only one step per sequence.")
     else:
@@ -379,8 +394,8 @@ def fifo_survivors(can_be_sampled: Any, buffer: Any, written: Any) -> Feedback:
         )
     elif answer == kept(written):
         hint = _(
-            "nothing has been evicted here, but max_length caps each segment: once a "
-            "segment is full, every add_batch call overwrites its oldest item."
+            "your set keeps every item ever written, but max_length caps each segment: "
+            "once a segment is full, every add_batch call overwrites its oldest item."
         )
     elif answer in (kept(written[-(length + 1) :]), kept(written[-(length - 1) :])):
         hint = _(

@@ -759,8 +759,9 @@ def alpha_update(
 
     A batch's sampled actions have an average log-probability ``mean_log_pi``; the agent
     has the default target entropy for ``action_spec``. The reference gradient is taken
-    with a GradientTape through ``SacAgent.alpha_loss`` itself; a gradient-descent step moves
-    log α, hence α, against its sign.
+    with a GradientTape through ``SacAgent.alpha_loss`` itself; this batch's gradient pushes
+    log α, hence α, against its sign (the agent's Adam averages it with earlier batches'
+    before it moves α: the exercise asks for the push, not the step).
     """
     value = one_number(gradient)
     if value is None:
@@ -778,10 +779,18 @@ def alpha_update(
             (entropy + target, _("subtract the target entropy from the estimate; do not add it.")),
             (entropy + actions, _("TF-Agents' default target is half the paper's −dim(A).")),
             (
-                -entropy - actions,
+                -entropy + actions,  # log π where −log π belongs, and the paper's −dim(A)
                 _(
                     "two things: the sign of the entropy term, and TF-Agents' "
                     "default target, which is half the paper's −dim(A)."
+                ),
+            ),
+            (
+                -actions - entropy,  # the paper's target minus the estimate
+                _(
+                    "two things: the gradient is the entropy estimate minus the target, not "
+                    "the other way round, and TF-Agents' default target is half the paper's "
+                    "−dim(A)."
                 ),
             ),
         ]
@@ -804,20 +813,23 @@ def alpha_update(
         return Feedback(
             False,
             _(
-                "Not yet: the gradient is right, but a gradient-descent step "
-                "moves log α against the gradient's sign. Is the policy more or "
-                "less random than the target asks?"
+                "Not yet: the gradient is right, but gradient descent pushes log α "
+                "against the gradient's sign. Is the policy more or less random than the "
+                "target asks?"
             ),
         )
     return Feedback(
         True,
         _(
-            "Right: the policy's entropy is below the target, so α grows and "
-            "pays the actor more for staying random."
+            "Right: the policy's entropy is below the target, so this batch pushes α "
+            "up, to pay the actor more for staying random. (Adam moves α by the average "
+            "of recent batches' gradients: batches like this one, if they go on, make α grow.)"
         )
         if right < 0
         else _(
-            "Right: the policy's entropy is above the target, so α shrinks and the "
-            "actor may commit to the actions the critics prefer."
+            "Right: the policy's entropy is above the target, so this batch pushes α "
+            "down, and the actor may commit to the actions the critics prefer. (Adam moves "
+            "α by the average of recent batches' gradients: batches like this one, if they go "
+            "on, make α shrink.)"
         ),
     )
