@@ -280,6 +280,16 @@ def main(argv: list[str] | None = None) -> int:
         "namespaces): student code can then read and change the course; "
         "the report marks every submission graded so",
     )
+    merge = commands.add_parser(
+        "merge-grades",
+        help="bring into this course the grades of an assignment graded in a copy of it "
+        "on another machine (a class split by --student)",
+    )
+    merge.add_argument("assignment", help="e.g. 01_replay_buffers-fr")
+    merge.add_argument(
+        "--from", dest="other", required=True, type=Path, help="the other copy's course folder"
+    )
+    merge.add_argument("--course", default=Path("."), type=Path, help="this course folder")
     validate = commands.add_parser(
         "validate", help="run a notebook's tests as the grader will, and say so in its language"
     )
@@ -320,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
             return _site(args)
         elif args.command in ("links", "binder"):
             return _sync(args)
-        elif args.command in ("assignment", "grade", "validate"):
+        elif args.command in ("assignment", "grade", "validate", "merge-grades"):
             return _grading(args)
         elif args.command == "ship-policy":
             from course_tools import trained_policy
@@ -397,6 +407,15 @@ def _grading(args: argparse.Namespace) -> int:
         print(
             f"wrote {path}\nNext, in {args.course}: nbgrader generate_assignment "
             f"{assignment.assignment_id(lesson, args.lang)}"
+        )
+        return 0
+    if args.command == "merge-grades":
+        from course_tools.grading import merge
+
+        merged = merge.merge(args.course, args.other, args.assignment)
+        print(
+            f"merged {len(merged)} submissions of {args.assignment} from {args.other}: "
+            + (", ".join(merged) or "none")
         )
         return 0
     if args.command == "grade":
