@@ -21,8 +21,8 @@ course is built in a temporary folder and removed afterwards.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,15 +33,15 @@ import nbformat
 from course_tools import exercises, lessons
 from course_tools.grading import assignment, grade
 
-# What a hostile submission did: empty files until none more may be made.
-FILLER = """made = 0
-try:
-    while made < 300_000:
-        open(f"empty-{made}", "w").close()
-        made += 1
-except OSError as error:
-    print("stopped after", made, "files:", error.strerror)
-"""
+# What a hostile submission did: empty files until none more may be made. The workflow
+# test's class holds it too (tests/grading/fixtures.py), so the code is taken from there.
+# (Loaded by path: this script is itself named grading.)
+_FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "grading" / "fixtures.py"
+_spec = importlib.util.spec_from_file_location("course_grading_fixtures", _FIXTURES)
+assert _spec is not None and _spec.loader is not None
+_fixtures = sys.modules[_spec.name] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_fixtures)
+FILLER = _fixtures.FILES_FILLER
 
 
 def main() -> None:
@@ -66,13 +66,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         course = Path(folder) / "course"
         assignment.write(root, course, lesson, args.lang)
-        subprocess.run(
-            [sys.executable, "-m", "nbgrader", "generate_assignment", name],
-            cwd=course,
-            env=grade.nbgrader_environment(),
-            check=True,
-            capture_output=True,
-        )
+        grade.run_nbgrader("generate_assignment", name, course=course)
         released = nbformat.read(course / "release" / name / f"{lesson}.ipynb", as_version=4)
         for cell in released.cells:
             cell.source = exercises.solutions(root, lesson).get(cell.get("id"), cell.source)
@@ -93,13 +87,7 @@ def main() -> None:
         steps = {}
         for step in (["generate_feedback", name, "--force"], ["export"]):
             start = time.perf_counter()
-            subprocess.run(
-                [sys.executable, "-m", "nbgrader", *step],
-                cwd=course,
-                env=grade.nbgrader_environment(),
-                check=True,
-                capture_output=True,
-            )
+            grade.run_nbgrader(*step, course=course)
             steps[step[0]] = time.perf_counter() - start
         unsandboxed = []
         if args.compare:  # each student again, both ways, in alternating order

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import csv
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,13 +17,7 @@ NAME = assignment.assignment_id(LESSON, LANGUAGE)
 
 
 def nbgrader(*args: str, cwd: Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args],
-        cwd=cwd,
-        env=grade.nbgrader_environment(),
-        check=True,
-        capture_output=True,
-    )
+    grade.run_nbgrader(*args, course=cwd)
 
 
 def graded(course: Path, student: str, points: dict[str, float]) -> None:

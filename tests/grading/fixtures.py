@@ -205,7 +205,7 @@ except OSError as error:
     print("stopped after", written // 2**20, "MiB:", error.strerror)
 """
 # Makes empty files until none more may be made, as the class's 300,000-file submission did.
-_FILES = """made = 0
+FILES_FILLER = """made = 0
 try:
     while made < 300_000:
         open(f"empty-{made}", "w").close()
@@ -330,7 +330,7 @@ CASES = [
     Case(
         "vera",
         "fr",
-        _last_cell(_FILES),
+        _last_cell(FILES_FILLER),
         MAX_SCORE,
         status="over the disk limit",
         notes=(

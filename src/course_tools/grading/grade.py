@@ -104,6 +104,19 @@ def nbgrader_environment() -> dict[str, str]:
     }
 
 
+def run_nbgrader(*arguments: str, course: Path) -> subprocess.CompletedProcess[str]:
+    """``nbgrader <arguments>`` in ``course``, with this Python's nbgrader; raises
+    ``CalledProcessError`` (with nbgrader's output) if it fails."""
+    return subprocess.run(
+        [sys.executable, "-m", "nbgrader", *arguments],
+        cwd=course,
+        env=nbgrader_environment(),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+
+
 def _cell_notes(notebook: Path) -> list[str]:
     """One line per cell that ended in an error: its id, the last error and its message.
 
