@@ -270,7 +270,10 @@ def test_what_a_notebook_writes_while_graded_stays_out_of_the_graded_folder(cour
     # gigabyte, 300,000 files), so that feedback and export never walk what a student made.
     for student, language in (("uma", "en"), ("vera", "fr"), ("wim", "en"), ("ana", "en")):
         graded = course["path"] / "autograded" / student / f"{LESSON}-{language}"
-        assert sorted(p.name for p in graded.iterdir()) == [f"{LESSON}.ipynb"], student
+        submitted = course["path"] / "submitted" / student / f"{LESSON}-{language}"
+        assert sorted(p.name for p in graded.iterdir()) == sorted(
+            p.name for p in submitted.iterdir()
+        ), student
 
 
 def test_a_write_outside_the_students_folder_is_refused(course):
@@ -304,7 +307,7 @@ def test_a_deleted_test_cell_is_put_back_with_a_note_in_the_students_language(co
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_feedback_pages_are_in_the_students_language(course, language):
     pages = sorted((course["path"] / "feedback").glob(f"*/{LESSON}-{language}/{LESSON}.html"))
-    graded = sorted(c.student for c in CASES if c.language == language and c.status == "graded")
+    graded = sorted(c.student for c in CASES if c.language == language and c.finished)
     assert sorted(p.parts[-3] for p in pages) == graded
     _ = translator(language)
     for page in pages:
@@ -421,22 +424,26 @@ def test_nothing_of_the_graders_environment_reaches_a_graded_notebook_feedback_o
     assert any("logs" in p.parts for p in written) and any(p.suffix == ".html" for p in written)
     for path in written:
         assert course["secret"].encode() not in path.read_bytes(), path
-    # The reader did read /proc: process 1 is the kernel itself (no bubblewrap process is
-    # inside), and its output goes to a pipe, not to nbgrader's log.
+    # The reader did read /proc: process 1 keeps the sandbox's disk (no bubblewrap process
+    # is inside), process 3 is the kernel, and its output goes to a pipe, not to nbgrader's
+    # log.
     tara = nbformat.read(
         course["path"] / "autograded" / "tara" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4
     )
     printed = "".join(o.get("text", "") for c in tara.cells for o in c.get("outputs", []))
-    assert "ipykernel_launcher" in printed.split("/proc/1/cmdline: ", 1)[1].split("\n", 1)[0]
-    assert "/proc/1/fd/1 -> pipe:" in printed and "bwrap" not in printed, printed[:3000]
+    first = printed.split("/proc/1/cmdline: ", 1)[1].split("\n", 1)[0]
+    assert first.split()[1:3] == ["-m", "course_tools.grading.disk"], first
+    assert "ipykernel_launcher" in printed.split("/proc/3/cmdline: ", 1)[1].split("\n", 1)[0]
+    assert "/proc/3/fd/1 -> pipe:" in printed and "bwrap" not in printed, printed[:3000]
+    assert "/proc/1/environ: [Errno 13] Permission denied" in printed
     page = course["path"] / "feedback" / "tara" / f"{LESSON}-en" / f"{LESSON}.html"
     assert "/proc/1/cmdline" in page.read_text()
 
 
 def test_a_shell_child_cannot_write_into_another_students_folders(course):
-    written = list(course["path"].rglob("olga-was-here.txt"))
-    # Her own graded folder is hers to write in (and its files go to her feedback folder).
-    assert written and all(path.parts[-3] == "olga" for path in written), written
+    # Her own graded folder was hers to write in, on the sandbox's own disk: nothing of it
+    # reached the course.
+    assert not list(course["path"].parent.rglob("olga-was-here.txt"))
 
 
 def test_no_process_a_submission_started_outlives_its_grading(course):
