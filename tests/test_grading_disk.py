@@ -162,3 +162,11 @@ def test_the_configuration_a_new_course_gets_names_the_disk_limits():
 
     text = assignment.CONFIG_TEMPLATE.format(course_id="c", language="en", exchange=None)
     assert "disk_mb=512," in text and "disk_files=10_000," in text
+
+
+def test_a_busy_kernels_late_outputs_do_not_fail_the_whole_notebook(tmp_path):
+    from traitlets.config import Config
+
+    config = Config()
+    settings.apply(config, root=tmp_path, course_id="c", language="en")
+    assert config.Execute.iopub_timeout >= 30

@@ -146,6 +146,10 @@ def apply(
         c.SandboxedKernelManager.private = [str(Path(root).resolve())]
     c.Execute.timeout = cell_timeout
     c.Execute.interrupt_on_timeout = True
+    # nbgrader gives up on the whole notebook when a cell's last outputs come more than
+    # iopub_timeout seconds after its reply (nbclient's default: 4). On a machine grading
+    # several submissions at once (course grade --jobs), a busy kernel can take longer.
+    c.Execute.iopub_timeout = 30
     # In the sandbox, the kernel is started as ``user`` (it cannot switch users itself),
     # and its process limit counts the whole sandbox; outside, it counts all of the
     # grader's processes, so it is not set.
