@@ -19,9 +19,10 @@ def _usage(where: str, used_bytes: int, files: int) -> disk.Usage:
 
 
 def test_a_full_disk_is_described_by_each_limit_reached():
-    by_bytes = disk.Report(True, False, [_usage("/g", 128 * 2**20, 3), _usage("/tmp", 0, 5)])
-    both = disk.Report(True, True, [_usage("/g", 128 * 2**20, 2_000)])
-    in_tmp = disk.Report(True, True, [_usage("/g", 4096, 1), _usage("/tmp", 0, 2_513)])
+    graded = "the graded folder"
+    by_bytes = disk.Report(True, False, [_usage(graded, 128 * 2**20, 3), _usage("/tmp", 0, 5)])
+    both = disk.Report(True, True, [_usage(graded, 128 * 2**20, 2_000)])
+    in_tmp = disk.Report(True, True, [_usage(graded, 4096, 1), _usage("/tmp", 0, 2_513)])
     assert disk.describe(by_bytes) == [
         "over the disk limit: the graded folder held 128.0 MiB of at most 128 MiB"
     ]
@@ -68,7 +69,8 @@ def test_with_a_disk_the_graded_folder_is_shown_read_only_for_process_1_to_copy(
     # /tmp is a tmpfs of the same size (bubblewrap's --size applies to the next --tmpfs).
     tmp = options.index("/tmp", options.index("--tmpfs"))
     assert options[tmp - 3 : tmp - 1] == ["--size", str(64 * 2**20)]
-    assert started[:4] == [sys.executable, "-m", "course_tools.grading.disk", "--folder"]
+    # -P: the graded folder, process 1's working folder, is not on its import path.
+    assert started[:5] == [sys.executable, "-P", "-m", "course_tools.grading.disk", "--folder"]
     assert started[started.index("--report") + 1] == "9"
     after = started.index("--")
     assert started[after + 1 : after + 3] == [str(bubblewrap.init_program()), "--"]
@@ -170,3 +172,17 @@ def test_a_busy_kernels_late_outputs_do_not_fail_the_whole_notebook(tmp_path):
     config = Config()
     settings.apply(config, root=tmp_path, course_id="c", language="en")
     assert config.Execute.iopub_timeout >= 30
+
+
+def test_a_note_a_student_wrote_into_the_log_is_no_note():
+    from course_tools.grading.sanitize import NOTE
+
+    mark = NOTE + "6f1c"
+    log = [
+        "[AutogradeApp | INFO] Converting notebook ...",
+        f"[AutogradeApp | WARNING] {mark} ex-time-check: test cell edited",
+        # nbclient's timeout error quotes the cell's source, without the kernel's prefix:
+        f"    ['print(\"{NOTE} over the disk limit: the graded folder held 1 MiB\")']",
+        f"    {NOTE}0000 over the disk limit: a guess at the secret",
+    ]
+    assert grade.notes_in(log, mark) == ["ex-time-check: test cell edited"]

@@ -247,7 +247,12 @@ def _oom_kills(group: cgroups.Group) -> int:
 
 
 def _run_sandboxed(
-    cells: list[str], folder: Path, user: str = "", timeout: int = 60, **manager: object
+    cells: list[str],
+    folder: Path,
+    user: str = "",
+    timeout: int = 60,
+    extra_arguments: list[str] | None = None,
+    **manager: object,
 ) -> list[str]:
     from nbclient import NotebookClient
     from traitlets.config import Config
@@ -263,6 +268,7 @@ def _run_sandboxed(
         kernel_manager_class=SandboxedKernelManager,
         config=Config({"SandboxedKernelManager": {"user": user, **manager}}),
         resources={"metadata": {"path": str(folder)}},
+        extra_arguments=extra_arguments or [],
     )
     client.execute()
     return [
@@ -377,7 +383,7 @@ def test_no_process_in_a_grading_kernels_sandbox_shows_the_graders_environment(
     # Process 1 keeps the sandbox's own disk (course_tools.grading.disk), dumb-init is its
     # child and the kernel dumb-init's: no process of bubblewrap is inside to show its
     # environment, its command line or its memory.
-    assert read["/proc/1/cmdline"].split("\0")[1:3] == ["-m", "course_tools.grading.disk"]
+    assert read["/proc/1/cmdline"].split("\0")[1:4] == ["-P", "-m", "course_tools.grading.disk"]
     assert read["/proc/2/cmdline"].split("\0")[:2] == [str(bubblewrap.init_program()), "--"]
     assert "ipykernel_launcher" in read["/proc/3/cmdline"]
     assert not [k for k, v in read.items() if k.endswith("/exe") and "bwrap" in v], read
@@ -718,4 +724,92 @@ def test_a_submission_larger_than_the_disk_is_not_run_and_the_grader_is_told(tmp
         _run_sandboxed(["print('never')"], folder, disk_mb=2)
     assert "course-grading-note: over the disk limit: the graded folder held" in (
         capsys.readouterr().err
+    )
+
+
+_SHADOW = "print('SHADOWED', __name__, flush=True)\n"
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_modules_in_the_submission_shadow_neither_process_1_nor_the_kernel_nor_confine(
+    tmp_path, capsys
+):
+    # A submission that brings its own argparse (process 1 imports it), ipykernel_launcher
+    # (the kernel's module) and course_tools (the confinement): none may run in their place.
+    folder = tmp_path / "autograded" / "ana" / "a"
+    (folder / "course_tools" / "grading").mkdir(parents=True)
+    for name in ("argparse.py", "ipykernel_launcher.py", "json.py", "resource.py"):
+        (folder / name).write_text(_SHADOW)
+    for name in ("__init__.py", "grading/__init__.py", "grading/sandbox.py", "grading/disk.py"):
+        (folder / "course_tools" / name).write_text(_SHADOW)
+    from course_tools.grading import sandbox
+
+    confined = sandbox.startup_line(
+        cpu_seconds=60, memory_mb=4096, file_mb=16, user=None, processes=100, quick=True
+    )
+    outputs = _run_sandboxed(
+        [
+            "import resource, sys\nprint(resource.getrlimit(resource.RLIMIT_NPROC)[0])",
+            "print([line for line in open('/proc/self/status') if line.startswith('CapEff')])",
+            "try:\n    open('/tmp/outside.txt', 'w')\nexcept PermissionError:\n    print('refused')",
+        ],
+        folder,
+        extra_arguments=[f"--IPKernelApp.exec_lines={[confined]!r}"],
+    )
+    assert "SHADOWED" not in capsys.readouterr().err + "".join(outputs), outputs
+    assert outputs == ["100\n", "['CapEff:\\t0000000000000000\\n']\n", "refused\n"], outputs
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_process_1_survives_the_signals_a_kernel_can_send_it(tmp_path):
+    folder = tmp_path / "autograded" / "ana" / "a"
+    folder.mkdir(parents=True)
+    outputs = _run_sandboxed(
+        [
+            "import os, signal, time\n"
+            "for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1):\n"
+            "    os.kill(1, number)\n"
+            "time.sleep(0.5)\nprint('alive')",
+            "print('still alive')",
+        ],
+        folder,
+    )
+    assert outputs == ["alive\n", "still alive\n"], outputs
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_dev_shm_has_the_disk_limits_and_the_socket_folder_ends_the_sandbox(tmp_path, capsys):
+    from nbclient.exceptions import DeadKernelError
+
+    folder = tmp_path / "autograded" / "ana" / "a"
+    folder.mkdir(parents=True)
+    outputs = _run_sandboxed(
+        [
+            "try:\n    open('/dev/shm/big', 'wb').write(b'x' * 2**25)\n"
+            "except OSError as error:\n    print(error.strerror)",
+        ],
+        folder,
+        disk_mb=16,
+    )
+    assert outputs == ["No space left on device\n"], outputs
+    with pytest.raises(DeadKernelError):  # files where the kernel's sockets are
+        _run_sandboxed(
+            [
+                "import os\nsockets = os.path.dirname(os.environ.get('JPY_SESSION_NAME', '') or "
+                "[a for a in open('/proc/self/cmdline').read().split(chr(0)) if a.endswith('.json')][0])\n"
+                "for made in range(5_000):\n    open(f'{sockets}/f{made}', 'w').close()"
+            ],
+            folder,
+        )
+    assert "over the disk limit: the socket folder held" in capsys.readouterr().err
+
+
+def test_a_dead_kernels_sandbox_is_cleaned_up_by_the_method_nbclient_calls():
+    from course_tools.grading.kernel import SandboxedKernelManager
+
+    assert (
+        SandboxedKernelManager.cleanup_resources is SandboxedKernelManager._async_cleanup_resources
     )

@@ -434,7 +434,7 @@ def test_nothing_of_the_graders_environment_reaches_a_graded_notebook_feedback_o
     )
     printed = "".join(o.get("text", "") for c in tara.cells for o in c.get("outputs", []))
     first = printed.split("/proc/1/cmdline: ", 1)[1].split("\n", 1)[0]
-    assert first.split()[1:3] == ["-m", "course_tools.grading.disk"], first
+    assert first.split()[1:4] == ["-P", "-m", "course_tools.grading.disk"], first
     assert "ipykernel_launcher" in printed.split("/proc/3/cmdline: ", 1)[1].split("\n", 1)[0]
     assert "/proc/3/fd/1 -> pipe:" in printed and "bwrap" not in printed, printed[:3000]
     assert "/proc/1/environ: [Errno 13] Permission denied" in printed

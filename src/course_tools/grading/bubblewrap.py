@@ -271,11 +271,15 @@ class Disk:
     max_bytes: int
     max_files: int
     report: int
+    sockets: Path | None = None  # the kernel's socket folder, on the grader's disk
 
     def process_one(self, python: str, folder: Path) -> list[str]:
-        """The command of the sandbox's process 1, run by the kernel's ``python``."""
+        """The command of the sandbox's process 1, run by the kernel's ``python`` with
+        ``-P``: the graded folder, its working folder, is not on its import path (a
+        submitted ``argparse.py`` would otherwise run with its capabilities)."""
         return [
             python,
+            "-P",
             "-m",
             "course_tools.grading.disk",
             "--folder",
@@ -286,6 +290,7 @@ class Disk:
             str(self.max_files),
             "--report",
             str(self.report),
+            *(["--sockets", str(self.sockets)] if self.sockets else []),
         ]
 
 

@@ -40,6 +40,7 @@ import os
 import shutil
 import signal
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -50,6 +51,11 @@ from typing import IO
 MOUNT_POINT = "/run/course-disk"
 #: The other places a notebook can write in the sandbox, watched for their number of files.
 WATCHED = ("/tmp", "/dev/shm")
+#: What the kernel's socket folder (on the grader's own disk) may hold: its sockets and
+#: connection file, a handful; past these, the sandbox is ended.
+SOCKET_FOLDER_BYTES, SOCKET_FOLDER_FILES = 2**20, 64
+#: The longest report line the grader reads, and the most notes it writes for one sandbox.
+LINE_LIMIT, MOST_NOTES = 2**16, 8
 #: How often the watcher looks, in seconds.
 POLL_SECONDS = 0.1
 #: How a note on a full disk begins, in nbgrader's log and in ``course grade``'s report.
@@ -94,8 +100,9 @@ class Report:
 
 
 def read_reports(stream: IO[bytes]) -> Iterator[Report]:
-    """The reports of :func:`main`, as they come, until the sandbox ends."""
-    for raw in stream:
+    """The reports of :func:`main`, as they come, until the sandbox ends (a line longer
+    than :data:`LINE_LIMIT` is read in pieces, none of which is a report)."""
+    for raw in iter(lambda: stream.readline(LINE_LIMIT), b""):
         try:
             data = json.loads(raw)
             yield Report(
@@ -112,7 +119,7 @@ def describe(report: Report) -> list[str]:
     limit: the graded folder held 512.0 MiB of at most 512 MiB"."""
     notes = []
     for usage in report.usage:
-        place = "the graded folder" if usage.where not in WATCHED else usage.where
+        place = usage.where
         if usage.bytes >= usage.max_bytes:
             notes.append(
                 f"{OVER_LIMIT}: {place} held {usage.bytes / 2**20:.1f} MiB of at most "
@@ -129,6 +136,46 @@ def describe(report: Report) -> list[str]:
 def tmpfs_options(max_bytes: int, max_files: int) -> str:
     """The mount options of the graded folder's tmpfs. Its own root counts as one file."""
     return f"size={max_bytes},nr_inodes={max_files + 1},mode=0755"
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place where the sandbox can write: its name in the notes, its path, its limits,
+    whether passing them ends the sandbox (where nothing else enforces them), and whether
+    to count its files one by one (a folder on the grader's disk) instead of asking its
+    tmpfs."""
+
+    name: str
+    path: str
+    max_bytes: int
+    max_files: int
+    ends: bool = False
+    walk: bool = False
+
+    def usage(self) -> Usage:
+        if self.walk:
+            return _walked(self)
+        found = usage(self.path, self.max_bytes, self.max_files)
+        return Usage(self.name, found.bytes, found.files, self.max_bytes, self.max_files)
+
+
+def _walked(place: Place) -> Usage:
+    """Count a folder's files and bytes, stopping one file past the limit."""
+    files, size, folders = 0, 0, [place.path]
+    while folders and files <= place.max_files:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            files += 1
+            try:
+                size += entry.stat(follow_symlinks=False).st_size
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+            except OSError:
+                pass
+    return Usage(place.name, size, files, place.max_bytes, place.max_files)
 
 
 def usage(where: str, max_bytes: int, max_files: int, *, own_root: bool = True) -> Usage:
@@ -166,6 +213,9 @@ def mount_disk(folder: str, max_bytes: int, max_files: int) -> None:
     copy_tree(Path(folder), Path(MOUNT_POINT))  # (it counts against the limits)
     _check(libc.mount(MOUNT_POINT.encode(), folder.encode(), None, _MS_MOVE, None), "move mount")
     os.chdir(folder)  # the working folder was the one underneath
+    # /dev/shm is a folder of bubblewrap's /dev, which no limit holds: a tmpfs of its own.
+    if os.path.isdir("/dev/shm"):
+        _check(libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", 0, options), "mount /dev/shm")
 
 
 def copy_tree(source: Path, target: Path) -> None:
@@ -212,31 +262,33 @@ def _write(descriptor: int, report: Report) -> None:
         pass
 
 
-def supervise(child: int, places: Sequence[tuple[str, int, int, bool]], report_to: int) -> int:
-    """Reap every process until ``child`` ends, watching ``places`` (path, bytes, files,
-    whether it ends the sandbox); return the exit status to end with."""
+def supervise(child: int, places: Sequence[Place], report_to: int) -> int:
+    """Reap every process until ``child`` ends, watching ``places``; return the exit status
+    to end with."""
     told: set[str] = set()  # the notes already reported
+    looked = 0.0
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return 0
         if pid == child:
-            found = [usage(p, b, f) for p, b, f, _ in places]
+            found = [place.usage() for place in places]
             full = bool(told) or any(u.full for u in found)
             _write(report_to, Report(full, True, found))
             return os.waitstatus_to_exitcode(status) % 256
-        if pid:
+        if pid and time.monotonic() - looked < POLL_SECONDS:
             continue  # an orphan reaped; look for more at once
-        found = [usage(p, b, f) for p, b, f, _ in places]
+        looked = time.monotonic()  # (a stream of orphans does not hold the look off)
+        found = [place.usage() for place in places]
         notes = set(describe(Report(True, False, found)))
         if notes - told:
             told |= notes
             _write(report_to, Report(True, False, found))
         if any(
             u.files > u.max_files or u.bytes > u.max_bytes
-            for u, (*_, ends) in zip(found, places)
-            if ends
+            for u, place in zip(found, places)
+            if place.ends
         ):
             os.kill(-1, signal.SIGKILL)  # every process of the sandbox but this one
             while True:
@@ -257,22 +309,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bytes", type=int, required=True, help="bytes it may hold")
     parser.add_argument("--files", type=int, required=True, help="files and folders it may hold")
     parser.add_argument("--report", type=int, required=True, help="descriptor to report to")
+    parser.add_argument("--sockets", help="the kernel's socket folder, on the grader's disk")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- what to start")
+    # Process 1 gets only the signals it handles: none but SIGCHLD (Python's own SIGINT
+    # handler would let the kernel end the sandbox with kill(1, SIGINT)).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     options = parser.parse_args(argv)
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
     os.set_inheritable(options.report, False)  # the child and the kernel never get it
-    places = [(options.folder, options.bytes, options.files, False)]
-    places += [
-        (path, options.bytes, options.files, True) for path in WATCHED if os.path.isdir(path)
-    ]
+    limits = (options.bytes, options.files)
+    places = [Place("the graded folder", options.folder, *limits)]
+    places += [Place(path, path, *limits, ends=path == "/tmp") for path in WATCHED]
+    if options.sockets:
+        places.append(
+            Place(
+                "the socket folder",
+                options.sockets,
+                SOCKET_FOLDER_BYTES,
+                SOCKET_FOLDER_FILES,
+                ends=True,
+                walk=True,
+            )
+        )
     try:
         mount_disk(options.folder, options.bytes, options.files)
     except OSError as error:
         if error.errno == 28:  # ENOSPC: the submission alone is over the limits
-            _write(
-                options.report,
-                Report(True, True, [usage(MOUNT_POINT, options.bytes, options.files)]),
-            )
+            found = usage(MOUNT_POINT, options.bytes, options.files)
+            found.where = "the graded folder"
+            _write(options.report, Report(True, True, [found]))
             return OVER_LIMIT_STATUS
         print(f"course_tools.grading.disk: could not confine the kernel: {error}", file=sys.stderr)
         return 70
@@ -282,14 +347,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"course_tools.grading.disk: could not confine the kernel: {error}", file=sys.stderr)
         return 70
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])  # (for sigtimedwait)
+    _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # no process of the sandbox may trace this one
     child = os.fork()
     if child == 0:
         try:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
-            os.execv(command[0], command)
+            # What Python changed for itself, back to the defaults a program expects.
+            for number in (signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ):
+                signal.signal(number, signal.SIG_DFL)
+            os.execv(command[0], command)  # (exec makes the kernel traceable again)
         finally:
             os._exit(127)
-    _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # no process of the sandbox may trace this one
     return supervise(child, places, options.report)
 
 

@@ -31,6 +31,7 @@ import hashlib
 import os
 import platform
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -45,7 +46,7 @@ import nbformat
 from course_tools.grading import bubblewrap, cgroups, disk
 from course_tools.grading.feedback import recorded_language
 from course_tools.grading.kernel import KERNEL_PREFIX
-from course_tools.grading.sanitize import NOTE
+from course_tools.grading.sanitize import NOTE, TOKEN_VARIABLE
 from course_tools.grading.settings import (
     LANGUAGE_VARIABLE,
     UNSANDBOXED_VARIABLE,
@@ -117,6 +118,13 @@ def run_nbgrader(*arguments: str, course: Path) -> subprocess.CompletedProcess[s
     )
 
 
+def notes_in(lines: list[str], mark: str) -> list[str]:
+    """The notes of a grading log's lines: what follows ``mark``, :data:`NOTE` and the
+    run's secret, on nbgrader's own lines. A line a student wrote (a timed-out cell's
+    source, which nbgrader's log quotes) does not know the secret, so it is no note."""
+    return [line.split(mark, 1)[1].strip() for line in lines if mark in line]
+
+
 def _cell_notes(notebook: Path) -> list[str]:
     """One line per cell that ended in an error: its id, the last error and its message.
 
@@ -184,6 +192,10 @@ def grade_one(
     logs.mkdir(parents=True, exist_ok=True)
     env = {**nbgrader_environment(), LANGUAGE_VARIABLE: assignment_language(course, assignment)}
     env.pop(UNSANDBOXED_VARIABLE, None)
+    # Genuine notes carry this run's secret (the kernel never sees it: it is not among
+    # the variables the sandbox keeps), so that a line a student wrote is no note.
+    mark = NOTE + secrets.token_hex(16)
+    env[TOKEN_VARIABLE] = mark.removeprefix(NOTE)
     if unsandboxed:
         env[UNSANDBOXED_VARIABLE] = "1"
     command = [
@@ -223,7 +235,7 @@ def grade_one(
     log_text = (logs / f"{student}.log").read_text(errors="replace")
     # nbgrader's own lines only: what the sandboxed kernel writes comes after KERNEL_PREFIX.
     graders = [line for line in log_text.splitlines() if not line.startswith(KERNEL_PREFIX)]
-    notes = [line.split(NOTE, 1)[1].strip() for line in graders if NOTE in line]
+    notes = notes_in(graders, mark)
     if status == "graded":
         for notebook in sorted(autograded.glob("*.ipynb")):
             notes += _cell_notes(notebook)

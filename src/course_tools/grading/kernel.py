@@ -77,6 +77,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
         assert self.kernel_spec is not None
+        if kernel_cmd[1:2] == ["-m"]:  # -P: the graded folder is not on the import path, so
+            kernel_cmd = [kernel_cmd[0], "-P", *kernel_cmd[1:]]  # a submitted module shadows none
         self.kernel_spec.interrupt_mode = "message"
         folder = Path(kw.get("cwd") or os.getcwd()).resolve()
         readable = bubblewrap.python_paths(kernel_cmd[0])
@@ -96,7 +98,9 @@ class SandboxedKernelManager(AsyncKernelManager):
                 group=self._group,
                 disk=None
                 if disk_ends is None
-                else bubblewrap.Disk(self.disk_mb * 2**20, self.disk_files, disk_ends[1]),
+                else bubblewrap.Disk(
+                    self.disk_mb * 2**20, self.disk_files, disk_ends[1], sockets=self._sockets
+                ),
             )
         except BaseException:  # no control group left behind a sandbox that never started
             if self._group is not None:
@@ -140,6 +144,11 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._group = None
         if not restart:
             shutil.rmtree(self._sockets, ignore_errors=True)
+
+    # jupyter_client's AsyncKernelManager binds cleanup_resources to its own base method,
+    # which nbclient calls when a kernel dies: bind it to this class's, so that a dead
+    # sandbox's control group and socket folder go too.
+    cleanup_resources = _async_cleanup_resources
 
 
 #: Put before each line the sandboxed kernel writes, in the grader's log.
@@ -190,18 +199,20 @@ def relay_disk_reports(source: IO[bytes], target: TextIO) -> threading.Thread:
     """Write a note to ``target`` (nbgrader's log) for each limit of the sandbox's own disk
     (:mod:`course_tools.grading.disk`) that it reports reached; in a daemon thread that
     ends when the sandbox does. :mod:`course_tools.grading.grade` reads the notes."""
-    from course_tools.grading.sanitize import NOTE
+    from course_tools.grading.sanitize import note_mark
+
+    mark = note_mark()
 
     def relay() -> None:
         written: set[str] = set()
         with source:  # (read to its end, so that process 1 never blocks)
             for report in disk.read_reports(source):
                 for note in disk.describe(report) if report.full else []:
-                    if note in written:
+                    if note in written or len(written) >= disk.MOST_NOTES:
                         continue
                     written.add(note)
                     try:
-                        target.write(f"{NOTE} {note}\n")
+                        target.write(f"{mark} {note}\n")
                         target.flush()
                     except (OSError, ValueError, AttributeError):
                         pass

@@ -147,8 +147,19 @@ def confine(
 
 
 def startup_line(**limits: Any) -> str:
-    """The IPython start-up line that calls :func:`confine`, leaving no name behind."""
-    return f"__import__('course_tools.grading.sandbox', fromlist=['confine']).confine(**{limits!r})"
+    """The IPython start-up line that calls :func:`confine`, leaving no name behind.
+
+    IPython has put the working folder, the submission, on ``sys.path`` by then: the line
+    takes it off while it imports and runs :func:`confine` (a submitted ``course_tools/``
+    or ``resource.py`` would otherwise run instead), and puts it back for the student's
+    own imports.
+    """
+    return (
+        "import sys as _s, os as _o; _p = _s.path[:]; "
+        "_s.path[:] = [_x for _x in _p if _x not in ('', '.', _o.getcwd())]; "
+        f"__import__('course_tools.grading.sandbox', fromlist=['confine']).confine(**{limits!r}); "
+        "_s.path[:] = _p; del _s, _o, _p"
+    )
 
 
 def check_user(user: str) -> None:

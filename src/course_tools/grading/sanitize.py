@@ -16,6 +16,8 @@ test cells' sources and puts back missing ones, as usual.
 
 from __future__ import annotations
 
+import os
+
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
@@ -23,6 +25,17 @@ from course_tools.grading.feedback import instructor_notebook
 
 #: Marks the log lines that ``course grade`` copies into its report.
 NOTE = "course-grading-note:"
+#: Set by ``course grade`` for each nbgrader run: a secret that every genuine note carries
+#: after :data:`NOTE`. nbgrader's log also holds text a student wrote (a timed-out cell's
+#: source, which nbclient's error quotes); without the secret, such a line is no note.
+TOKEN_VARIABLE = "COURSE_GRADING_NOTE_TOKEN"
+
+
+def note_mark() -> str:
+    """What begins a genuine note in this run's log: :data:`NOTE` and the run's secret."""
+    return NOTE + os.environ.get(TOKEN_VARIABLE, "")
+
+
 _ADDED = ("checksum", "cell_type")
 
 
@@ -49,7 +62,7 @@ class RestoreGradingMetadata(NbGraderPreprocessor):
                     del cell.metadata["nbgrader"]
                     self.log.warning(
                         "%s %s: grading metadata added by the student was removed",
-                        NOTE,
+                        note_mark(),
                         cell.get("id"),
                     )
                 continue
@@ -63,7 +76,7 @@ class RestoreGradingMetadata(NbGraderPreprocessor):
             ):
                 self.log.warning(
                     "%s %s: grading metadata differed from the instructor's copy and was restored",
-                    NOTE,
+                    note_mark(),
                     cell.id,
                 )
                 cell.metadata["nbgrader"] = {**original.metadata["nbgrader"], **added}
@@ -72,10 +85,12 @@ class RestoreGradingMetadata(NbGraderPreprocessor):
                 and cell.source.strip() != given[cell.id]
             ):
                 self.log.warning(
-                    "%s %s: test cell edited; the instructor's version was graded", NOTE, cell.id
+                    "%s %s: test cell edited; the instructor's version was graded",
+                    note_mark(),
+                    cell.id,
                 )
         for cell_id in expected.keys() - present:
             self.log.warning(
-                "%s %s: cell missing; the instructor's version was put back", NOTE, cell_id
+                "%s %s: cell missing; the instructor's version was put back", note_mark(), cell_id
             )
         return nb, resources
