@@ -443,8 +443,13 @@ def test_nothing_of_the_graders_environment_reaches_a_graded_notebook_feedback_o
 
 
 def test_a_shell_child_cannot_write_into_another_students_folders(course):
-    # Her own graded folder was hers to write in, on the sandbox's own disk: nothing of it
-    # reached the course.
+    # Her own graded folder was hers to write in, on the sandbox's own disk (the child did
+    # write there: her notebook lists the file), and nothing of it reached the course.
+    olga = nbformat.read(
+        course["path"] / "autograded" / "olga" / f"{LESSON}-en" / f"{LESSON}.ipynb", 4
+    )
+    printed = "".join(o.get("text", "") for c in olga.cells for o in c.get("outputs", []))
+    assert "olga-was-here.txt" in printed.split("in my folder:", 1)[1]
     assert not list(course["path"].parent.rglob("olga-was-here.txt"))
 
 

@@ -141,9 +141,10 @@ for path in sorted(Path.cwd().parents[2].rglob("*")):
         print(path, error)
 """
 # A shell child writes into every student's folders, submitted and graded.
-_SHELL = """import subprocess
+_SHELL = """import os, subprocess
 subprocess.run("for d in ../../*/ ../../../submitted/*/*/ ../../../autograded/*/*/; "
                "do echo olga > $d/olga-was-here.txt; done", shell=True)
+print("in my folder:", sorted(os.listdir(".")))
 """
 # A child in a new session, which would outlive its kernel by ten minutes.
 _ORPHAN = f"""import subprocess, sys
