@@ -273,6 +273,49 @@ def test_a_loop_that_plays_one_episode_fails_even_if_its_number_is_the_average(c
     assert not feedback and "first episode's return only" in feedback.message
 
 
+def balancing(env):
+    """A deterministic policy that keeps CartPole's pole up for all 200 steps of every
+    episode, as a trained agent often does: then every episode has the same return."""
+    from tf_agents.policies import py_policy
+    from tf_agents.trajectories import policy_step
+
+    class Balancing(py_policy.PyPolicy):
+        def _action(self, time_step, policy_state):
+            angle, angular_velocity = time_step.observation[2], time_step.observation[3]
+            return policy_step.PolicyStep(np.array(int(angle + angular_velocity > 0), np.int64))
+
+    return Balancing(env.time_step_spec(), env.action_spec())
+
+
+def last_episode_only(env, policy, num_episodes):
+    for _ in range(num_episodes):
+        time_step, total = env.reset(), 0.0
+        while not time_step.is_last():
+            time_step = env.step(policy.action(time_step).action)
+            total += float(time_step.reward)
+    return total
+
+
+@pytest.mark.parametrize("num_episodes", [2, 10])
+def test_a_wrong_loop_fails_even_when_every_episode_of_the_policy_scores_the_same(
+    cartpole, num_episodes
+):
+    # With a policy that scores 200 every time, the last episode's return is the average;
+    # the check also plays a policy whose episodes differ in length, and catches it.
+    cartpole.seed(1)
+    assert {
+        total for total, _ in selfcheck.dqn._episode_returns(cartpole, balancing(cartpole), 3)
+    } == {200.0}
+    right = selfcheck.average_return_function(
+        episodes_loop, cartpole, balancing(cartpole), num_episodes
+    )
+    assert right, right.message
+    wrong = selfcheck.average_return_function(
+        last_episode_only, cartpole, balancing(cartpole), num_episodes
+    )
+    assert not wrong and "last episode's return only" in wrong.message
+
+
 def test_a_loop_that_fails_or_returns_nothing_gets_feedback_not_a_crash(cartpole):
     def broken(env, policy, num_episodes):
         raise KeyError("oops")
@@ -392,6 +435,23 @@ def test_a_wrong_ratio_gets_a_hint_and_never_the_ratio(rate_limiters, ratio, mis
     feedback = selfcheck.rate_limiter(limiter, **RATES)
     assert not feedback and misunderstanding in feedback.message
     assert "64" not in feedback.message and "64000" not in feedback.message
+
+
+def test_the_right_ratio_with_an_error_buffer_under_one_batch_is_not_yet_right(rate_limiters):
+    # The exercise asks for a few batches' worth: with less, both sides stall at every jitter.
+    limiter = rate_limiters.SampleToInsertRatio(
+        samples_per_insert=64.0, min_size_to_sample=1_000, error_buffer=100
+    )
+    feedback = selfcheck.rate_limiter(limiter, **RATES)
+    assert not feedback and "less than one batch of 256" in feedback.message
+
+
+def test_the_right_answer_is_told_what_the_follow_up_questions_ask(rate_limiters):
+    limiter = rate_limiters.SampleToInsertRatio(
+        samples_per_insert=64.0, min_size_to_sample=1_000, error_buffer=1_000
+    )
+    message = selfcheck.rate_limiter(limiter, **RATES).message
+    assert "the actors would wait" in message and "500 inserts per second" in message
 
 
 def test_min_size_is_told_why_it_does_not_keep_the_pace(rate_limiters):

@@ -57,6 +57,34 @@ class _CountingEpisodes:
         return getattr(self._environment, name)
 
 
+def _leaning_policy(environment: Any) -> Any:
+    """A deterministic policy whose episodes last different numbers of steps.
+
+    A trained CartPole policy often scores 200 in every episode, and then the last
+    episode's return, or a total divided by the wrong count, equals the average. On
+    CartPole this policy pushes the cart toward the side the pole leans to, from the
+    angle alone: without the angular velocity (which the lesson's
+    ``push_toward_the_lean`` adds) the pole falls after 30 to 60 steps, a different
+    number in each episode. Elsewhere it always takes the smallest action.
+    """
+    import numpy as np
+    from tf_agents.policies import py_policy
+    from tf_agents.trajectories import policy_step
+
+    spec = environment.action_spec()
+
+    class Leaning(py_policy.PyPolicy):
+        def _action(self, time_step: Any, policy_state: Any) -> Any:
+            observation = np.asarray(time_step.observation)
+            if observation.shape == (4,):  # CartPole: position, velocity, angle, its rate
+                action = int(observation[2] > 0)
+            else:
+                action = spec.minimum
+            return policy_step.PolicyStep(np.asarray(action, dtype=spec.dtype), ())
+
+    return Leaning(environment.time_step_spec(), spec)
+
+
 @graded
 def average_return_function(
     function: Any, environment: Any, policy: Any, num_episodes: int, seed: int = 1
@@ -64,8 +92,21 @@ def average_return_function(
     """Lesson 02: ``function(environment, policy, num_episodes)`` must average the returns.
 
     Both the learner's function and the reference play from the same seed, so they see
-    the same episodes with a deterministic policy.
+    the same episodes with a deterministic policy: first with ``policy``, then with a
+    scripted policy whose episodes differ in length (:func:`_leaning_policy`).
     """
+    first = _compare_average_return(function, environment, policy, num_episodes, seed)
+    if not first:
+        return first
+    second = _compare_average_return(
+        function, environment, _leaning_policy(environment), num_episodes, seed
+    )
+    return first if second else second
+
+
+def _compare_average_return(
+    function: Any, environment: Any, policy: Any, num_episodes: int, seed: int
+) -> Feedback:
     import numpy as np
 
     environment.seed(seed)
@@ -122,6 +163,11 @@ def average_return_function(
         hint = _(
             "every episode misses its last reward: add the reward of each step, the "
             "last one included, then stop when the time step is the last."
+        )
+    elif close(returns[-1]) and num_episodes > 1:
+        hint = _(
+            "this is the last episode's return only; add up the return of every "
+            "episode, then divide by the number of episodes."
         )
     elif close(returns[0]) and num_episodes > 1:
         hint = _(

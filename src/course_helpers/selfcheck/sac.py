@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from course_helpers.i18n import gettext as _
+from course_helpers.numbers import number
 from course_helpers.selfcheck.feedback import (
     Feedback,
     all_numbers,
@@ -48,8 +49,9 @@ def rate_limiter(
             _(
                 "Not yet: MinSize stops nothing once the table holds its "
                 "minimum. At these speeds the ratio may be what you want, but "
-                "nothing holds it: while the table is nearly empty, or whenever "
-                "an actor stalls, the learner keeps sampling the same few pairs. "
+                "nothing holds it: while the table is nearly empty the learner "
+                "samples the same few pairs, and whenever the actors slow down it "
+                "samples every stored pair more often than the ratio you chose. "
                 "Choose a limiter that keeps a ratio."
             ),
         )
@@ -63,12 +65,31 @@ def rate_limiter(
     inserts = actors * inserts_per_actor_per_second
     samples = gradient_steps_per_second * batch_size
     if close(ratio, samples / inserts):
+        margin = _error_buffer_half_width(limiter)
+        if margin is not None and margin < batch_size:
+            return Feedback(
+                False,
+                _(
+                    "Not yet: the ratio is right, but an error_buffer of {margin} "
+                    "samples is less than one batch of {batch}: the learner would wait "
+                    "after every batch, and the actors after every jitter. Give it a "
+                    "few batches' worth."
+                ).format(margin=number(margin), batch=number(batch_size)),
+            )
         return Feedback(
             True,
             _(
                 "Right: samples per insert is what the learner reads each second "
                 "divided by what all the actors write, and SampleToInsertRatio "
-                "makes the faster side wait."
+                "makes the faster side wait. With MinSize(1) nothing would keep "
+                "that ratio. With this lesson's ratio, {lesson}, the actors would "
+                "wait: the learner's {samples} samples per second allow {inserts} "
+                "inserts per second in all, where the actors could write {could}."
+            ).format(
+                lesson=number(batch_size / 2),
+                samples=number(samples),
+                inserts=number(samples / (batch_size / 2)),
+                could=number(inserts),
             ),
         )
     if close(ratio, gradient_steps_per_second / inserts):
@@ -79,7 +100,11 @@ def rate_limiter(
     elif close(ratio, inserts / samples):
         hint = _("the ratio is upside down: it is samples divided by inserts.")
     elif close(ratio, samples / inserts_per_actor_per_second):
-        hint = _("every actor writes into the same table; count the inserts of all of them.")
+        hint = _(
+            "that is what one actor's inserts would give (and, at these speeds, one "
+            "gradient step per collected step too): every actor writes into the same "
+            "table, so count the inserts of all of them."
+        )
     elif close(ratio, batch_size / 2):
         hint = _(
             "that is this lesson's ratio, one gradient step per two collected steps: a "
@@ -92,6 +117,23 @@ def rate_limiter(
             "actors insert per second, then divide."
         )
     return Feedback(False, _("Not yet: {hint}").format(hint=hint))
+
+
+def _error_buffer_half_width(limiter: Any) -> float | None:
+    """How far, in samples, either side may run ahead before it waits (None if unknown).
+
+    Reverb keeps the allowed range as ``_min_diff`` and ``_max_diff``; the in-process
+    stand-in keeps the ``error_buffer`` it was given (a number, or a pair of bounds).
+    """
+    low, high = getattr(limiter, "_min_diff", None), getattr(limiter, "_max_diff", None)
+    if low is not None and high is not None:
+        return (float(high) - float(low)) / 2
+    buffer = getattr(limiter, "error_buffer", None)
+    if isinstance(buffer, int | float):
+        return float(buffer)
+    if isinstance(buffer, tuple) and len(buffer) == 2:
+        return (float(buffer[1]) - float(buffer[0])) / 2
+    return None
 
 
 @graded

@@ -7,9 +7,12 @@ cgroup v1 layout), its processes and threads (``pids.max``) and its CPU time (re
 ``cpu.stat`` or ``cpuacct.usage``; a watcher kills the whole group when it exceeds the
 limit, since the kernel offers a CPU-time rate limit but no total).
 
-Making a control group needs write access to ``/sys/fs/cgroup``: root has it, other users
-usually not. :func:`create` returns None where it cannot make one, and :func:`unavailable`
-says why; grading then keeps the per-process limits of
+Making a control group needs write access to ``/sys/fs/cgroup``: root has it. Another user
+has it in a group *delegated* to them, the way systemd delegates one
+(``systemd-run --user --scope -p Delegate=yes course grade ...``, or an administrator's
+``chown`` of a group in each cgroup v1 hierarchy): grading then makes its groups inside the
+group it was started in. :func:`create` returns None where it cannot make one, and
+:func:`unavailable` says why; grading then keeps the per-process limits of
 :mod:`course_tools.grading.sandbox` and bubblewrap's process-number namespace.
 """
 
@@ -128,6 +131,93 @@ class Group:
                     time.sleep(0.05)
 
 
+# In a delegated cgroup v2 group, the processes already there (the grader and what it
+# started) move into this child: a v2 group that hands controllers to its children may hold
+# no process itself. Its name is not one that sweep() removes.
+LEAF = "course-grader"
+HINT = (
+    "run it as root, or in a control group delegated to you: "
+    "systemd-run --user --scope -p Delegate=yes course grade ..."
+)
+
+
+def _own_v2() -> Path:
+    """This process's own group in the unified hierarchy (``/proc/self/cgroup``'s ``0::``)."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        if line.startswith("0::"):
+            return ROOT / line[3:].strip().lstrip("/")
+    return ROOT
+
+
+def _v2_parent() -> Path:
+    """Where grading makes its groups in cgroup v2: the root where it may write there (as
+    root), otherwise the group it was started in (delegated, or the probe fails)."""
+    if os.access(ROOT, os.W_OK):
+        return ROOT
+    own = _own_v2()
+    return own.parent if own.name == LEAF else own
+
+
+def _prepare_v2(parent: Path) -> str | None:
+    """Let ``parent``'s children have memory and process limits; why not, where it cannot.
+
+    The root has its controllers enabled by the system. A delegated group has them
+    *available* (``cgroup.controllers``) and must enable them for its children
+    (``cgroup.subtree_control``), which the kernel allows only once no process is in the
+    group itself: they move to :data:`LEAF` first, as systemd's documentation of
+    delegation describes.
+    """
+    wanted = {"memory", "pids"}
+    if parent == ROOT:
+        enabled = set((ROOT / "cgroup.subtree_control").read_text().split())
+        missing = wanted - enabled
+        return (
+            f"the control groups under {ROOT} lack the controllers {', '.join(sorted(missing))}"
+            if missing
+            else None
+        )
+    available = set((parent / "cgroup.controllers").read_text().split())
+    if wanted - available:
+        return (
+            f"the control group {parent} was delegated without the controllers "
+            f"{', '.join(sorted(wanted - available))}"
+        )
+    enabled = set((parent / "cgroup.subtree_control").read_text().split())
+    if wanted <= enabled:
+        return None
+    leaf = parent / LEAF
+    try:
+        leaf.mkdir(exist_ok=True)
+        for pid in (parent / "cgroup.procs").read_text().split():
+            try:
+                (leaf / "cgroup.procs").write_text(pid)
+            except ProcessLookupError:  # it ended meanwhile
+                pass
+        (parent / "cgroup.subtree_control").write_text(
+            " ".join(f"+{name}" for name in sorted(wanted - enabled))
+        )
+    except OSError as error:
+        return f"grading cannot enable memory and process limits in {parent} ({error.strerror})"
+    try:  # the cpu controller, where delegated, makes the sandbox share the processor fairly
+        if "cpu" in available - enabled:
+            (parent / "cgroup.subtree_control").write_text("+cpu")
+    except OSError:
+        pass
+    return None
+
+
+def description() -> str:
+    """Which control groups grading makes, for the report's first line."""
+    found = version()
+    if found == 2:
+        parent = _v2_parent()
+        return "cgroup v2" if parent == ROOT else f"cgroup v2, delegated: {parent}"
+    parent = _v1_parent("pids")
+    if os.geteuid() == 0 or parent == ROOT / "pids":
+        return f"cgroup v{found}"
+    return f"cgroup v1, delegated: {parent.relative_to(ROOT / 'pids')}"
+
+
 def _v1_parent(controller: str) -> Path:
     """This process's own group in one v1 hierarchy (``/proc/self/cgroup``)."""
     for line in Path("/proc/self/cgroup").read_text().splitlines():
@@ -144,25 +234,16 @@ def unavailable() -> str | None:
     found = version()
     if found is None:
         return "this system has no cgroup file system at /sys/fs/cgroup"
-    probe = ROOT / f"course-grading-probe-{uuid.uuid4().hex[:8]}"
-    if found == 1:
-        probe = _v1_parent("pids") / probe.name
-    try:
-        probe.mkdir()
-    except OSError as error:
-        return f"grading cannot create a control group ({error.strerror}: {probe.parent}); run it as root"
-    try:
-        if found == 2:
-            enabled = (ROOT / "cgroup.subtree_control").read_text().split()
-            missing = {"memory", "pids"} - set(enabled)
-            if missing:
-                return (
-                    f"the control groups under {ROOT} lack the controllers "
-                    f"{', '.join(sorted(missing))}"
-                )
-    finally:
+    name = f"course-grading-probe-{uuid.uuid4().hex[:8]}"
+    parents = [_v2_parent()] if found == 2 else [_v1_parent(c) for c in V1_CONTROLLERS]
+    for parent in dict.fromkeys(parents):  # co-mounted controllers share one folder
+        probe = parent / name
+        try:
+            probe.mkdir()
+        except OSError as error:
+            return f"grading cannot create a control group ({error.strerror}: {parent}); {HINT}"
         probe.rmdir()
-    return None
+    return _prepare_v2(parents[0]) if found == 2 else None
 
 
 def create(*, memory_mb: int, processes: int, cpu_seconds: float) -> Group | None:
@@ -172,22 +253,27 @@ def create(*, memory_mb: int, processes: int, cpu_seconds: float) -> Group | Non
     name = f"course-grading-{uuid.uuid4().hex[:12]}"
     found = version()
     if found == 2:
-        folder = ROOT / name
+        folder = _v2_parent() / name
         folder.mkdir()
         (folder / "memory.max").write_text(str(memory_mb * 2**20))
         (folder / "pids.max").write_text(str(processes))
         group = Group([folder], 2, cpu_seconds)  # (cpu.weight: one share, as in v1)
     else:
         folders = [_v1_parent(controller) / name for controller in V1_CONTROLLERS]
-        folders += [
+        optional = [
             _v1_parent(controller) / name
             for controller in V1_OPTIONAL
             if (ROOT / controller / "cgroup.procs").exists()
         ]
         unique: list[Path] = []
-        for folder in folders:  # co-mounted controllers share one folder
+        for folder in folders + optional:  # co-mounted controllers share one folder
             if folder.resolve() not in [f.resolve() for f in unique]:
-                folder.mkdir()
+                try:
+                    folder.mkdir()
+                except PermissionError:
+                    if folder not in optional:  # (cpu may not be delegated: it is optional)
+                        raise
+                    continue
                 unique.append(folder)
         (folders[0] / "memory.limit_in_bytes").write_text(str(memory_mb * 2**20))
         (folders[1] / "pids.max").write_text(str(processes))
@@ -201,7 +287,7 @@ def sweep(older_than: float = 60.0) -> None:
     if version() is None:
         return
     parents = (
-        [ROOT]
+        [_v2_parent()]
         if version() == 2
         else [
             _v1_parent(c)

@@ -312,7 +312,7 @@ def sandbox_description() -> str:
     if why_not is None:
         return (
             f"sandbox: {version}; memory, processes and CPU time limited for the whole "
-            f"sandbox (cgroup v{cgroups.version()}){keyrings}"
+            f"sandbox ({cgroups.description()}){keyrings}"
         )
     return (
         f"sandbox: {version}; no control group ({why_not}): memory and CPU time are "
