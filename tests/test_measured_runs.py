@@ -65,11 +65,18 @@ def test_the_description_says_which_runs_when_and_where_in_the_lessons_language(
         (1000,),
         ((1.0,), (2.0,)),
     )
-    assert runs.description() == "seeds 300, 301 (2026-11-26; 2 cores, AMD EPYC, Python 3.11.7)"
+    assert runs.description() == (
+        "seeds 300, 301 (26 November 2026; 2 cores, AMD EPYC, Python 3.11.7)"
+    )
     monkeypatch.setattr(i18n, "_language", "pt-br")
     assert runs.description() == (
-        "sementes 300; 301 (2026-11-26; 2 núcleos, AMD EPYC, Python 3.11.7)"
+        "sementes 300, 301 (26 de novembro de 2026; 2 núcleos, AMD EPYC, Python 3.11.7)"
     )
+    twice = MeasuredRuns(
+        "x", "2026-11-26", "2 cores, AMD EPYC, Python 3.11.7", "c", (300, 301, 300, 301),
+        {}, (1000,), ((1.0,), (2.0,), (1.0,), (2.0,)),
+    )  # fmt: skip
+    assert twice.description().startswith("sementes 300, 301, 2 execuções cada (26 de novembro")
 
 
 def test_an_unknown_lesson_is_refused_listing_the_ones_that_have_runs():

@@ -81,6 +81,16 @@ def test_a_slow_bar_writes_seconds_per_unit_with_the_languages_decimal_mark(in_l
     assert _localized_fields(fields)["rate_l"] == "4,00 s/image"
 
 
+def test_a_bar_without_a_total_writes_its_count_and_rate_in_the_language_too(in_language):
+    # A video's frames are counted without a total: "1 234,50 image/s", not "1234.50image/s".
+    in_language("fr")
+    bar = progress(iter(range(5000)), "Filming", unit="frame", file=io.StringIO(), mininterval=0)
+    bar.update(1234)
+    text = str(bar)
+    assert text.startswith("Tournage : 1 234 [") or ": 1 234 [" in text, text
+    assert "/s]" in text and "frame" not in text and "1234" not in text, text
+
+
 def test_an_english_bar_keeps_tqdms_layout():
     text = drawn()
     assert text.startswith("Training:  40%|")

@@ -270,7 +270,7 @@ def test_a_loop_that_plays_one_episode_fails_even_if_its_number_is_the_average(c
         return average
 
     feedback = selfcheck.average_return_function(one_episode, cartpole, always_left(cartpole), 3)
-    assert not feedback and "first episode's return only" in feedback.message
+    assert not feedback and "did not play any episode to its end" in feedback.message
 
 
 def balancing(env):
@@ -314,6 +314,17 @@ def test_a_wrong_loop_fails_even_when_every_episode_of_the_policy_scores_the_sam
         last_episode_only, cartpole, balancing(cartpole), num_episodes
     )
     assert not wrong and "last episode's return only" in wrong.message
+
+
+def test_a_loop_that_never_reaches_an_episodes_end_is_told_so(cartpole):
+    def never_ends(env, policy, num_episodes):
+        time_step = env.reset()
+        while time_step.is_last():  # the condition inverted: no step is taken
+            time_step = env.step(policy.action(time_step).action)
+        return 0.0
+
+    feedback = selfcheck.average_return_function(never_ends, cartpole, always_left(cartpole), 3)
+    assert not feedback and "did not play any episode to its end" in feedback.message
 
 
 def test_a_loop_that_fails_or_returns_nothing_gets_feedback_not_a_crash(cartpole):

@@ -303,6 +303,7 @@ def test_the_discounts_come_from_tf_agents_own_time_steps():
         (TERMINAL, 1.0 + 15.0, "multiply the value of s′ by γ"),
         (TERMINAL, 0.99 * 15.0, "starts with the reward"),
         (TERMINAL, 3.0, "work out d"),
+        (0.0, TRUNCATED, "switches off the future, not the reward"),
         (..., TRUNCATED, "one number"),
     ],
 )

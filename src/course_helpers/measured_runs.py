@@ -42,16 +42,28 @@ class MeasuredRuns:
             )
 
     def description(self) -> str:
-        """Which runs, when and where, in the lesson's language: "seeds 300, 301 (2026-11-26;
-        2 cores, AMD EPYC, Python 3.11.7)"."""
-        from course_helpers.numbers import number, number_list
+        """Which runs, when and where, in the lesson's language: "seeds 300, 301 (26 November
+        2026; 2 cores, AMD EPYC, Python 3.11.7)", or "seeds 800, 801, two runs each (...)"
+        where every seed ran as often. Seeds are whole numbers, so a comma separates them
+        in every language (a semicolon separates decimals only where the comma is the
+        decimal mark)."""
+        from course_helpers.numbers import date, number
 
         machine = self.machine
         cores, separator, rest = machine.partition(" cores, ")  # as course bench writes it
         if separator and cores.isdigit():
             machine = gettext("{cores} cores, {rest}").format(cores=number(int(cores)), rest=rest)
+        unique = list(dict.fromkeys(self.seeds))
+        seeds = ", ".join(number(seed) for seed in unique)
+        each = len(self.seeds) // len(unique) if unique else 1
+        if each > 1 and all(self.seeds.count(seed) == each for seed in unique):
+            return gettext("seeds {seeds}, {runs} runs each ({date}; {machine})").format(
+                seeds=seeds, runs=number(each), date=date(self.date), machine=machine
+            )
         return gettext("seeds {seeds} ({date}; {machine})").format(
-            seeds=number_list(self.seeds), date=self.date[:10], machine=machine
+            seeds=", ".join(number(seed) for seed in self.seeds),
+            date=date(self.date),
+            machine=machine,
         )
 
     def interquartile_mean(self) -> np.ndarray:

@@ -44,6 +44,8 @@ def progress(iterable: Iterable[T] | int, description: str, **kwargs) -> tqdm:
 UNITS = ("it", "step", "episode", "frame", "pkg", "file", "pair")
 #: The bar's layout where the total is known: tqdm's own, with localized fields.
 _LAYOUT = "{desc_l}{percentage_l}|{bar}| {n_l}/{total_l} [{elapsed}<{remaining}, {rate_l}{postfix}]"
+#: Where the total is unknown (a video's frames): tqdm's own again, a count and a rate.
+_OPEN_LAYOUT = "{desc_l}{n_l} [{elapsed}, {rate_l}{postfix}]"
 
 
 @cache
@@ -56,13 +58,11 @@ def _localized_tqdm() -> type:
         @property
         def format_dict(self) -> dict[str, Any]:
             fields = super().format_dict
-            # A total to count towards, and no layout or SI prefixes (k, M) asked for.
-            if (
-                fields["total"]
-                and fields["bar_format"] is None
-                and fields["unit_scale"] is not True
-            ):
-                fields.update(bar_format=_LAYOUT, **_localized_fields(fields))
+            # No layout or SI prefixes (k, M) asked for: with a total to count towards, or
+            # without one.
+            if fields["bar_format"] is None and fields["unit_scale"] is not True:
+                layout = _LAYOUT if fields["total"] else _OPEN_LAYOUT
+                fields.update(bar_format=layout, **_localized_fields(fields))
             return fields
 
         def set_postfix(self, ordered_dict=None, refresh=True, **kwargs) -> None:
@@ -111,7 +111,7 @@ def _localized_fields(fields: dict[str, Any]) -> dict[str, str]:
     from course_helpers.numbers import number, percent
 
     scale = fields["unit_scale"] if fields["unit_scale"] not in (None, False, True) else 1
-    done, total, unit = fields["n"] * scale, fields["total"] * scale, fields["unit"]
+    done, total, unit = fields["n"] * scale, (fields["total"] or 0) * scale, fields["unit"]
     rate = fields["rate"]
     if rate is None and fields["elapsed"]:
         rate = fields["n"] / fields["elapsed"]
@@ -124,9 +124,9 @@ def _localized_fields(fields: dict[str, Any]) -> dict[str, str]:
     description = fields["prefix"]
     return {
         "desc_l": gettext("{description}: ").format(description=description) if description else "",
-        "percentage_l": percent(done / total).rjust(4),
+        "percentage_l": percent(done / total).rjust(4) if total else "",
         "n_l": number(done),
-        "total_l": number(total),
+        "total_l": number(total) if total else "?",
         "rate_l": written_rate,
     }
 

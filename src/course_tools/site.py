@@ -480,7 +480,7 @@ def home_page(code: str, titles: dict[str, str], guide_titles: dict[str, str] | 
     toctree = "\n".join([*titles, *local])
     return (
         f"# {_('Reinforcement learning with TF-Agents')}\n\n"
-        f"{_('Three lessons, each a notebook you can read here with the outputs of a real run, or open and run in Colab or Binder.')}\n\n"
+        f"{_('Each lesson is a notebook you can read here with the outputs of a real run, or open and run in Colab or Binder.')}\n\n"
         f"| {_('Lesson')} |\n| --- |\n{rows}\n\n"
         f"{guide_list}"
         f"```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toctree}\n```\n"

@@ -139,10 +139,15 @@ def _compare_average_return(
     if counted.episodes < num_episodes:
         hint = (
             _(
+                "your function did not play any episode to its end: step until "
+                "time_step.is_last() is true, then start the next episode with reset()."
+            )
+            if counted.episodes == 0
+            else _(
                 "this is the first episode's return only; play num_episodes episodes, each "
                 "starting with reset()."
             )
-            if counted.episodes <= 1
+            if counted.episodes == 1
             else _(
                 "your function played {played} episodes to their end, not {episodes}; play "
                 "num_episodes episodes, each until its last time step."
@@ -483,7 +488,8 @@ def td_loss(answer: Any, agent: Any, experience: Any) -> Feedback:
                 )
             )
         message = _(
-            "Right: your loss is the one DqnAgent computes for this batch, agent.loss(experience)."
+            "Right: your loss is the one agent.train computes for this batch: "
+            "agent.loss(experience) with the agent's own gamma and reward_scale_factor."
         )
         return Feedback(True, " ".join([message, *notes]))
     for wrong, hint in mistakes:
@@ -578,6 +584,11 @@ def td_targets(
             hint = _("multiply the value of s′ by γ, the agent's gamma.")
         elif _near(value, gamma * q.max()):
             hint = _("the target starts with the reward r.")
+        elif kind == "terminal" and _near(value, 0.0) and not _near(reward, 0.0):
+            hint = _(
+                "d = 0 switches off the future, not the reward: the value of what follows "
+                "a termination is 0, and the target is r."
+            )
         else:
             hint = _("y = r + γ·d·max Q(s′, ·); work out d for this step first.")
         return Feedback(False, _("Not yet, for {step}: {hint}").format(step=where, hint=hint))
