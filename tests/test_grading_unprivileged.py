@@ -155,8 +155,8 @@ def graded(tmp_path_factory):
     submitted = course / "submitted" / "ana" / ASSIGNMENT
     submitted.mkdir(parents=True)
     nbformat.write(notebook, submitted / f"{LESSON}.ipynb")
-    for path in [base, *base.rglob("*")]:  # the grading user's course, as on its machine
-        os.lchown(path, owner.pw_uid, owner.pw_gid)
+    for owned in [base, *base.rglob("*")]:  # the grading user's course, as on its machine
+        os.lchown(owned, owner.pw_uid, owner.pw_gid)
     groups = _delegate(owner)
     grade_command = [sys.executable, "-m", "course_tools.cli", "grade", ASSIGNMENT,
                      "--course", str(course)]  # fmt: skip
