@@ -75,7 +75,7 @@ def _open_in_this_namespace(folder: Path, spare: Path) -> str:
         f"mount -t tmpfs -o mode=0755,size=1m tmpfs '{folder}' && "
         f"for e in '{spare}'/* '{spare}'/.[!.]*; do [ -e \"$e\" ] || continue; "
         f'n=$(basename "$e"); if [ -d "$e" ]; then mkdir "{folder}/$n"; '
-        f'else touch "{folder}/$n"; fi; mount --bind "$e" "{folder}/$n"; done'
+        f'else touch "{folder}/$n"; fi; mount --bind "$e" "{folder}/$n" || true; done'
     )
 
 
