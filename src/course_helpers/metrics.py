@@ -18,8 +18,9 @@ def average_return(
     It runs the policy as a compiled function on the Python environment. Given a batch of
     environments (a ``BatchedPyEnvironment``), it plays one episode in each at the same
     time, so the policy is called once per step for the whole batch: in CartPole that
-    call, not the physics, is what costs time, and a batch of 10 evaluates about ten
-    times faster than 10 episodes one after another.
+    call, not the physics, is what costs time, and a batch of 10 evaluates several times
+    faster than 10 episodes one after another (the batch's episodes end at different steps,
+    and each step still costs every CartPole's physics).
 
     Args:
         env: a ``PyEnvironment``, a ``BatchedPyEnvironment``, a ``TFPyEnvironment``
