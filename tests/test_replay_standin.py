@@ -487,7 +487,7 @@ def test_the_stand_ins_errors_speak_the_lessons_language(standin, monkeypatch):
     from course_helpers import i18n
 
     monkeypatch.setattr(i18n, "_language", "fr")
-    message = r"La table 'uniform_table' contient 0 éléments.*au moins 5.*Collectez"
+    message = r"La table 'uniform_table' contient 0 entrées.*au moins 5.*Collectez"
     server, _, _ = sample_too_early(standin, message)
     server.stop()
     with pytest.raises(RuntimeError, match="Ce serveur Reverb, qui tournait dans ce processus"):
