@@ -5,8 +5,11 @@ from __future__ import annotations
 import ast
 import importlib
 import io
+import os
 import re
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -38,7 +41,7 @@ def strings_sent_to_gettext() -> set[str]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(
                 node.func, "id", getattr(node.func, "attr", "")
-            ) in ("gettext", "_"):
+            ) in ("gettext", "gettext_noop", "_"):
                 found.update(
                     a.value
                     for a in node.args
@@ -80,6 +83,10 @@ def strings_sent_to_gettext() -> set[str]:
 
     for job in JOBS:
         found.update(listing.texts(importlib.import_module(f"course_helpers.distributed.{job}")))
+    # argparse's own words in the jobs' --help and errors, which argparse passes to gettext.
+    from course_helpers.distributed.job import ARGPARSE_TEXTS
+
+    found.update(ARGPARSE_TEXTS)
     for lesson in (ROOT / "notebooks/en").glob("*.ipynb"):
         for cell in nbformat.read(lesson, 4).cells:
             if cell.cell_type == "code":
@@ -162,3 +169,41 @@ def test_errors_a_learner_meets_are_in_the_lesson_language():
     course.setup(language="fr")
     with pytest.raises(ValueError, match="Il n’y a rien à tracer"):
         course.plot_returns([], [])
+
+
+def _job(module: str, *args: str, language: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "COURSE_LANGUAGE": language, "TMPDIR": str(tmp_path)}
+    return subprocess.run(
+        [sys.executable, "-m", f"course_helpers.distributed.{module}", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+
+
+def test_a_jobs_help_is_in_the_launchers_language_argparse_words_included(tmp_path):
+    result = _job("collect", "--help", language="fr", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("utilisation\u00a0: ")
+    assert "Un job de collecte d'une exécution distribuée de SAC." in result.stdout
+    assert "afficher ce message d'aide et quitter" in result.stdout
+    assert "le numéro de ce job de collecte" in result.stdout
+    assert not list(tmp_path.glob("course-argparse-*")), "the compiled catalog was left behind"
+
+
+def test_a_jobs_command_line_error_is_in_the_launchers_language(tmp_path):
+    result = _job("train", language="es", tmp_path=tmp_path)
+    assert result.returncode == 2
+    assert "train.py: error: se requieren los siguientes argumentos: --root-dir, --address" in (
+        result.stderr
+    )
+    result = _job("server", "--root-dir", "run", "--port", "x", language="pt-br", tmp_path=tmp_path)
+    assert "server.py: erro: argumento --port: valor int inválido: 'x'" in result.stderr
+
+
+def test_a_jobs_help_in_english_is_argparses_own(tmp_path):
+    result = _job("evaluate", "--help", language="en", tmp_path=tmp_path)
+    assert result.stdout.startswith("usage: ")
+    assert "The evaluator of a distributed SAC run." in result.stdout
+    assert "the run's folder, shared by all jobs" in result.stdout

@@ -25,8 +25,7 @@ _LOCALE_DIR = Path(__file__).parent / "locale"
 @cache
 def translator(language: str) -> Callable[[str], str]:
     """A gettext-style function for ``language``: the translation, or the English text."""
-    check_language(language)
-    path = _LOCALE_DIR / language / "LC_MESSAGES" / "course_helpers.po"
+    path = catalog_path(language)
     if language == "en" or not path.exists():
         return lambda text: text
     translations = {
@@ -54,3 +53,14 @@ def current_language() -> str:
 def gettext(text: str) -> str:
     """``text`` in the language chosen by :func:`set_language` (English if untranslated)."""
     return translator(_language)(text)
+
+
+def gettext_noop(text: str) -> str:
+    """Mark ``text`` for the catalogs without translating it yet (gettext's convention):
+    for text written before the language is known, translated later by :func:`gettext`."""
+    return text
+
+
+def catalog_path(language: str) -> Path:
+    """The helpers' catalog of ``language`` (``locale/<lang>/LC_MESSAGES/course_helpers.po``)."""
+    return _LOCALE_DIR / check_language(language) / "LC_MESSAGES" / "course_helpers.po"

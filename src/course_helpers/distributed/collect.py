@@ -15,11 +15,12 @@ import time
 
 from course_helpers.distributed import job
 from course_helpers.distributed.sac import load_env, read_settings
+from course_helpers.i18n import gettext_noop
 
 
 def main() -> None:
     job.quiet_tensorflow()
-    args = job.arguments("A collect job of a distributed SAC run.", task=True)
+    args = job.arguments(gettext_noop("A collect job of a distributed SAC run."), task=True)
     import reverb
     from tf_agents.experimental.distributed import reverb_variable_container as container
     from tf_agents.metrics import py_metrics

@@ -12,11 +12,12 @@ import time
 
 from course_helpers.distributed import job
 from course_helpers.distributed.sac import load_env, read_settings
+from course_helpers.i18n import gettext_noop
 
 
 def main() -> None:
     job.quiet_tensorflow()
-    args = job.arguments("The evaluator of a distributed SAC run.")
+    args = job.arguments(gettext_noop("The evaluator of a distributed SAC run."))
     from tf_agents.experimental.distributed import reverb_variable_container as container
     from tf_agents.train import actor, learner
     from tf_agents.train.utils import train_utils

@@ -10,15 +10,22 @@ terminal. TensorFlow's and Reverb's own log lines go to standard error.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gettext as stdlib_gettext
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
-from course_helpers.i18n import set_language
+import polib
+
+from course_helpers.i18n import catalog_path, gettext, set_language
 
 #: The start of every report line.
 MARK = "@job "
@@ -26,28 +33,78 @@ MARK = "@job "
 LANGUAGE_VARIABLE = "COURSE_LANGUAGE"
 
 
+#: argparse's own words that a job's ``--help`` and its command-line errors show. argparse
+#: passes them to gettext's global domain, its documented way of being translated; the
+#: helpers' catalogs translate them, and :func:`argparse_in` points that domain there.
+ARGPARSE_TEXTS = (
+    "usage: ",
+    "options",
+    "show this help message and exit",
+    "the following arguments are required: %s",
+    "%(prog)s: error: %(message)s\n",
+    "unrecognized arguments: %s",
+    "argument %(argument_name)s: %(message)s",
+    "invalid %(type)s value: %(value)r",
+    "expected one argument",
+)
+_ARGPARSE_DOMAIN = "course_argparse"
+
+
+def argparse_in(language: str) -> None:
+    """Make argparse's own words (``usage:``, ``options``, its errors) speak ``language``.
+
+    gettext's global domain reads compiled ``.mo`` catalogs, and the course keeps only
+    ``.po`` files (read with polib), so the catalog is compiled, with polib, into a
+    temporary folder removed when the process ends. Meant for a job's own process: it sets
+    the process's global gettext domain and its ``LANGUAGE`` variable.
+    """
+    if language == "en" or not catalog_path(language).exists():
+        return
+    folder = Path(tempfile.mkdtemp(prefix="course-argparse-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    target = folder / language / "LC_MESSAGES"
+    target.mkdir(parents=True)
+    polib.pofile(str(catalog_path(language))).save_as_mofile(str(target / f"{_ARGPARSE_DOMAIN}.mo"))
+    stdlib_gettext.bindtextdomain(_ARGPARSE_DOMAIN, str(folder))
+    stdlib_gettext.textdomain(_ARGPARSE_DOMAIN)
+    os.environ["LANGUAGE"] = language  # gettext's first choice of language
+
+
 def arguments(description: str, *, address: bool = True, task: bool = False) -> argparse.Namespace:
     """Parse a job's command line: ``--root-dir``; ``--address`` (or, for the server,
-    ``--port``) and ``--task`` where used."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--root-dir", required=True, help="the run's folder, shared by all jobs")
+    ``--port``) and ``--task`` where used. ``description`` is English, marked with
+    :func:`~course_helpers.i18n.gettext_noop`; the help and the errors come in the language
+    of the launcher (``COURSE_LANGUAGE``)."""
+    language = os.environ.get(LANGUAGE_VARIABLE, "en")
+    set_language(language)
+    argparse_in(language)
+    parser = argparse.ArgumentParser(description=gettext(description))
+    parser.add_argument(
+        "--root-dir", required=True, help=gettext("the run's folder, shared by all jobs")
+    )
     if not address:
         parser.add_argument(
-            "--port", type=int, default=None, help="the port to serve on (default: any free one)"
+            "--port",
+            type=int,
+            default=None,
+            help=gettext("the port to serve on (default: any free one)"),
         )
     else:
         parser.add_argument(
-            "--address", required=True, help="the Reverb server, host:port (e.g. localhost:8008)"
+            "--address",
+            required=True,
+            help=gettext("the Reverb server, host:port (e.g. localhost:8008)"),
         )
     if task:
-        parser.add_argument("--task", type=int, default=0, help="this collect job's number")
+        parser.add_argument(
+            "--task", type=int, default=0, help=gettext("this collect job's number")
+        )
     parser.add_argument(
         "--exit-with-parent",
         action="store_true",
-        help="stop when the process that started this job ends (the launcher passes it)",
+        help=gettext("stop when the process that started this job ends (the launcher passes it)"),
     )
     parsed = parser.parse_args()
-    set_language(os.environ.get(LANGUAGE_VARIABLE, "en"))
     if parsed.exit_with_parent:
         exit_with_parent()
     return parsed

@@ -13,6 +13,7 @@ import time
 
 from course_helpers.distributed import job
 from course_helpers.distributed.sac import read_settings
+from course_helpers.i18n import gettext_noop
 
 
 def error_buffer(settings) -> float:
@@ -69,7 +70,9 @@ def variable_table(policy_variables, train_step):
 
 def main() -> None:
     job.quiet_tensorflow()
-    parser_args = job.arguments("The Reverb server of a distributed SAC run.", address=False)
+    parser_args = job.arguments(
+        gettext_noop("The Reverb server of a distributed SAC run."), address=False
+    )
     import reverb
     from tf_agents.replay_buffers import reverb_replay_buffer
     from tf_agents.train import learner

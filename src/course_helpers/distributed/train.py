@@ -13,11 +13,12 @@ import os
 
 from course_helpers.distributed import job
 from course_helpers.distributed.sac import create_agent, load_env, read_settings
+from course_helpers.i18n import gettext_noop
 
 
 def main() -> None:
     job.quiet_tensorflow()
-    args = job.arguments("The train job (Learner) of a distributed SAC run.")
+    args = job.arguments(gettext_noop("The train job (Learner) of a distributed SAC run."))
     import reverb
     import tensorflow as tf
     from tf_agents.experimental.distributed import reverb_variable_container as container
