@@ -119,7 +119,7 @@ def test_setup_in_french_prints_the_runtime_lines_in_french(monkeypatch):
     monkeypatch.setenv("COURSE_REPLAY", "inprocess")
     ready, replay = str(course.setup(language="fr")).splitlines()
     assert ready.startswith(
-        "Tout est prêt (sur cet ordinateur)\u00a0: rendu avec le pilote vidéo factice"
+        "Tout est prêt sur cet ordinateur\u00a0: rendu avec le pilote vidéo factice"
     )
     assert replay.startswith("Tampons de rejeu\u00a0: un substitut de Reverb")
 
