@@ -58,6 +58,20 @@ def test_long_strings_wrap_at_79_columns_after_spaces_and_after_each_newline():
     assert lines[start + 3].endswith('word \\n"') and lines[start + 4] == '"next line"'
 
 
+@pytest.mark.parametrize(("end", "breaks"), [("…", True), (".", True), (")", False)])
+def test_a_line_breaks_before_an_escaped_quote_only_where_gettext_breaks_it(end, breaks):
+    """gettext finds breaks in the escaped text: an escape's backslash is a prefix (PR)."""
+    entry = polib.POEntry(msgid="x" * 70 + " aaaa" + end + '"b', msgstr="")
+    catalog = polib.POFile()
+    catalog.append(entry)
+    lines = po_format.format_catalog(catalog).splitlines()
+    start = len(lines) - lines[::-1].index('msgid ""')  # the entry's, not the header's
+    if breaks:
+        assert lines[start].endswith(" aaaa" + end + '"') and lines[start + 1] == '"\\"b"'
+    else:
+        assert lines[start].endswith('x "') and lines[start + 1] == '"aaaa' + end + '\\"b"'
+
+
 @needs_msgcat
 def test_saving_in_a_po_editor_then_updating_changes_only_the_translators_edit(tmp_path):
     from test_l10n_catalogs import CELLS, make_project, translate_everything

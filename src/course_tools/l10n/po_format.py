@@ -142,12 +142,18 @@ def _string(keyword: str, value: str, prefix: str = "") -> list[str]:
     out: list[str] = []
     first = True
     for number, portion in enumerate(portions):
+        # gettext looks for break opportunities in the escaped text, where an escape's
+        # backslash is a prefix (UAX #14 class PR): "end…" + '\\"' may break, "end)" + '\\"'
+        # may not. Never inside an escape.
         chars: list[str] = []
-        breaks: list[bool] = []
-        for char, allowed in zip(portion, _break_before(portion)):
+        inside: list[bool] = []
+        for char in portion:
             escaped = _ESCAPES.get(char)
             chars += list(escaped) if escaped else [char]
-            breaks += [allowed, False] if escaped else [allowed]
+            inside += [False, True] if escaped else [False]
+        breaks = [
+            allowed and not within for allowed, within in zip(_break_before("".join(chars)), inside)
+        ]
         if portion.endswith("\n") and len(breaks) >= 2:
             breaks[-2] = False  # never break just before the final \n
         more = number < len(portions) - 1
