@@ -253,3 +253,60 @@ def test_a_mistyped_quick_name_is_explained_in_the_lessons_language(quick_off, m
     monkeypatch.setattr(i18n, "_language", "pt-br")
     with pytest.raises(ValueError, match="não está entre os hiperparâmetros"):
         hyperparameters(num_iterations=20_000, quick=dict(num_iteration=300))
+
+
+# A loop that checks its step count once per call of `steps_per_call` steps never lands on an
+# interval that is not a multiple of it: the run silently skips every evaluation at 500 steps
+# when it counts 40 at a time. `multiples_of` turns that into an error at the cell.
+MULTIPLES = dict(update_period=["steps_per_call"], steps_per_call=["eval_interval"])
+
+
+def lesson_values(**changes):
+    values = dict(update_period=4, steps_per_call=40, eval_interval=1_000)
+    return {**values, **changes}
+
+
+def test_multiples_that_divide_evenly_pass(quick_off):
+    hp = hyperparameters(**lesson_values(), multiples_of=MULTIPLES)
+    assert hp.eval_interval == 1_000
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (dict(eval_interval=500), "eval_interval = 500 is not a multiple of steps_per_call = 40"),
+        (dict(update_period=3), "steps_per_call = 40 is not a multiple of update_period = 3"),
+    ],
+)
+def test_a_value_that_is_not_a_multiple_is_refused_naming_both_and_the_cell(
+    quick_off, changes, message
+):
+    with pytest.raises(ValueError, match=message) as error:
+        hyperparameters(**lesson_values(**changes), multiples_of=MULTIPLES)
+    assert "in the cell that sets the hyperparameters" in str(error.value)
+
+
+def test_the_check_applies_to_the_quick_values_in_quick_mode_only(quick_on):
+    quick = dict(eval_interval=300)
+    with pytest.raises(ValueError, match="quick=... values") as error:
+        hyperparameters(**lesson_values(), quick=quick, multiples_of=MULTIPLES)
+    assert "eval_interval = 300" in str(error.value)
+
+
+def test_the_check_applies_to_values_set_by_course_hyperparameters(quick_off, monkeypatch):
+    monkeypatch.setenv(OVERRIDES_VARIABLE, "eval_interval=500")
+    with pytest.raises(ValueError, match="in COURSE_HYPERPARAMETERS, or in the cell"):
+        hyperparameters(**lesson_values(), multiples_of=MULTIPLES)
+
+
+def test_multiples_of_with_an_unknown_name_is_refused(quick_off):
+    with pytest.raises(ValueError, match="multiples_of=... names 'eval_intervall'"):
+        hyperparameters(**lesson_values(), multiples_of=dict(steps_per_call=["eval_intervall"]))
+
+
+def test_the_multiple_error_is_in_the_lessons_language_with_its_numbers(quick_off, monkeypatch):
+    from course_helpers import i18n
+
+    monkeypatch.setattr(i18n, "_language", "fr")
+    with pytest.raises(ValueError, match="eval_interval = 2\u202f500 n’est pas un multiple"):
+        hyperparameters(**lesson_values(eval_interval=2_500), multiples_of=MULTIPLES)

@@ -8,7 +8,7 @@ few values quick mode replaces. Learners get the full values; CI sets
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from course_helpers.i18n import gettext
@@ -160,12 +160,21 @@ def overrides(full: Mapping[str, Any]) -> dict[str, Any]:
     return result
 
 
-def hyperparameters(*, quick: Mapping[str, Any] | None = None, **full: Any) -> Hyperparameters:
+def hyperparameters(
+    *,
+    quick: Mapping[str, Any] | None = None,
+    multiples_of: Mapping[str, Sequence[str]] | None = None,
+    **full: Any,
+) -> Hyperparameters:
     """Collect a lesson's hyperparameters; in quick mode, the ``quick`` values win.
 
     Args:
         quick: the values quick mode replaces. Every key must also be a full
             hyperparameter, with a value of the same type.
+        multiples_of: ``{base: (name, ...)}``: each named value must be a whole multiple
+            of ``base``'s, checked on the values the run will use (full, quick or set by
+            ``COURSE_HYPERPARAMETERS``). For a loop that counts in steps of ``base`` and
+            would silently skip a check at, say, every 500 steps when it counts 40 at a time.
         **full: the real hyperparameters, as a learner runs them.
 
     Example:
@@ -193,7 +202,48 @@ def hyperparameters(*, quick: Mapping[str, Any] | None = None, **full: Any) -> H
                     name=repr(name), quick=type(value).__name__, full=type(full[name]).__name__
                 )
             )
-    return Hyperparameters(full, quick, is_quick_mode(), overrides(full))
+    result = Hyperparameters(full, quick, is_quick_mode(), overrides(full))
+    _check_multiples(result, multiples_of or {})
+    return result
+
+
+def _check_multiples(hp: Hyperparameters, multiples_of: Mapping[str, Sequence[str]]) -> None:
+    """Raise, naming both values and where each was set, unless every multiple is whole."""
+    for base, names in multiples_of.items():
+        for name in (base, *names):
+            if name not in hp:
+                raise ValueError(
+                    gettext(
+                        "multiples_of=... names {name}, not among the hyperparameters "
+                        "({names}). Check the spelling."
+                    ).format(name=repr(name), names=", ".join(hp))
+                )
+        for name in names:
+            if hp[name] % hp[base] != 0:
+                raise ValueError(
+                    gettext(
+                        "{name} = {value} is not a multiple of {base} = {base_value}: a "
+                        "loop that advances {base_value} at a time never lands on {value}. "
+                        "Change one of them ({where})."
+                    ).format(
+                        name=name,
+                        value=_show(hp[name]),
+                        base=base,
+                        base_value=_show(hp[base]),
+                        where=_where(hp, name, base),
+                    )
+                )
+
+
+def _where(hp: Hyperparameters, *names: str) -> str:
+    """Where the values were set: the lesson's cell, or the environment variable."""
+    if any(name in hp._overridden for name in names):
+        return gettext("in {variable}, or in the cell that sets the hyperparameters").format(
+            variable=OVERRIDES_VARIABLE
+        )
+    if hp.quick_mode and any(name in hp._quick for name in names):
+        return gettext("in the quick=... values of the cell that sets the hyperparameters")
+    return gettext("in the cell that sets the hyperparameters")
 
 
 def _show(value: Any) -> str:

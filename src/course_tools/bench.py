@@ -315,7 +315,7 @@ def sac_rows(
         filter(
             None,
             [
-                f"num_iterations={iterations},log_interval={max(1, iterations // 10)}"
+                f"num_iterations={iterations},log_interval={_tenth(iterations)}"
                 if iterations
                 else "",
                 hyperparameters,
@@ -529,7 +529,7 @@ def sac_baseline_rows(
     # log_interval: the lesson plots its training curves, which needs at least one point.
     overrides = (
         f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
-        f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}"
+        f"log_interval={_tenth(sac_iterations)},initial_collect_steps={initial}"
     )
     lesson = run_instrumented(
         "03", SAC_CELLS, quick=quick, hyperparameters=overrides, environment=environment
@@ -597,7 +597,7 @@ def cores_rows(quick: bool, iterations: int, device: str, environment: dict[str,
     initial = 300 if quick else 10_000
     overrides = (
         f"num_iterations={sac_iterations},eval_interval={sac_iterations},"
-        f"log_interval={max(1, sac_iterations // 10)},initial_collect_steps={initial}"
+        f"log_interval={_tenth(sac_iterations)},initial_collect_steps={initial}"
     )
     runs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
     for cores in (available, available[:1]):
@@ -1001,7 +1001,15 @@ def machine_description() -> dict[str, Any]:
 
 #: Where ``--write-reference`` writes the lessons' measured runs, shipped with the helpers.
 REFERENCES = Path(__file__).resolve().parent.parent / "course_helpers" / "measurements"
+
+
 #: The lesson each benchmark group's runs belong to.
+def _tenth(iterations: int) -> int:
+    """A tenth of a SAC run, rounded down to a multiple of the lesson's ``steps_per_call``
+    (5), which its loop counts in and its hyperparameters cell requires."""
+    return max(5, iterations // 50 * 5)
+
+
 REFERENCE_LESSONS = {"02": "02_dqn_cartpole", "03": "03_sac_minitaur"}
 
 
