@@ -26,7 +26,7 @@ def lesson_defaults(lesson: str) -> dict:
 
     class Course:
         @staticmethod
-        def hyperparameters(*, quick=None, **full):
+        def hyperparameters(*, quick=None, multiples_of=None, **full):
             return full
 
     namespace: dict = {"course": Course}
