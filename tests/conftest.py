@@ -13,10 +13,14 @@ os.environ.setdefault("COURSE_QUICK", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 # Lesson 3 keeps its runs, to resume them, in a folder of this test session's own: a lesson
 # that nbval runs trains from the start, whatever an earlier session left in runs/.
+# The folder goes when the test session ends (the kernels nbval started have ended by then).
 if "COURSE_RUNS" not in os.environ:
+    import atexit
+    import shutil
     import tempfile
 
     os.environ["COURSE_RUNS"] = tempfile.mkdtemp(prefix="course-runs-")
+    atexit.register(shutil.rmtree, os.environ["COURSE_RUNS"], ignore_errors=True)
 
 # The same runtime the lessons' first cell sets up (headless SDL, quiet TensorFlow, legacy
 # Keras only where tf-keras exists), applied before anything imports TensorFlow or pygame.

@@ -39,6 +39,10 @@ Groups of figures (``--only`` picks some):
   ``--sac-iterations``: ms per iteration and, in a full run, when the robot first walks and
   its best return.
 
+``--save-runs FILE`` keeps every DQN and SAC run's report, the file rewritten after each
+run; ``--resume`` continues such a file, taking the runs it holds (same lesson code, seeds
+and settings, in order) instead of running them again (see :mod:`course_tools.run_log`).
+
 ``--cpus 1`` pins the benchmark, and the kernels it starts, to one core: the closest this
 machine comes to Binder, which gives a lesson one CPU. (Binder limits CPU time rather than
 cores, and its machines differ, so treat the figure as an estimate of Binder's pace.)
@@ -66,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from course_tools import instrument, lessons
+from course_tools.run_log import RunLog
 
 GROUPS = ("dqn", "sac", "baseline", "cores", "distributed", "quick", "l10n", "colab", "sac-colab")
 #: What ``course bench`` measures when no ``--only`` is given.
@@ -150,6 +155,65 @@ def run_instrumented(
     return {"seconds": seconds, **json.loads(text.split(instrument.PREFIX, 1)[1])}
 
 
+def _run_or_resume(
+    runs: list[dict[str, Any]] | None,
+    lesson: str,
+    cells: dict[str, str],
+    device: str,
+    seed: int,
+    hyperparameters: str,
+    quick: bool,
+    environment: dict[str, str],
+) -> dict[str, Any]:
+    """The report of one instrumented run of ``lesson``: taken from the runs file where
+    ``--resume`` found it finished there, else run now and appended to ``runs``."""
+    if isinstance(runs, RunLog):
+        finished = runs.take(lesson, device, seed, hyperparameters, quick)
+        if finished:
+            return finished["report"]
+    report = run_instrumented(
+        lesson,
+        cells,
+        quick=quick,
+        seed=seed,
+        hyperparameters=hyperparameters,
+        environment=environment,
+    )
+    if runs is not None:
+        runs.append(
+            {
+                "lesson": lesson,
+                "device": device,
+                "seed": seed,
+                "hyperparameters": hyperparameters,
+                "quick": quick,
+                "report": report,
+            }
+        )
+    return report
+
+
+def _machine_of(runs: list[dict[str, Any]] | None, report: dict[str, Any]) -> str | None:
+    """Where and when the run of ``report`` ran, as a row states it, if the log knows."""
+    run = next((run for run in runs or [] if run.get("report") is report), None)
+    machine = (run or {}).get("machine")
+    if not machine:
+        return None
+    return (
+        f"{machine.get('date', '?')}, {machine.get('cores', '?')} cores, "
+        f"{machine.get('cpu', '?')}, commit {machine.get('commit') or '?'}"
+    )
+
+
+def _spread(values: Sequence[float], unit: str = "", digits: int = 2) -> str:
+    """Median, range and every value: how much runs of one setting differ."""
+    text = [f"{value:.{digits}f}" for value in values]
+    return (
+        f"median {statistics.median(values):.{digits}f}{unit}, from {min(values):.{digits}f} "
+        f"to {max(values):.{digits}f}{unit} ({', '.join(text)})"
+    )
+
+
 def first_at(evaluations: Sequence[Sequence[float]], target: float) -> tuple[int, float] | None:
     """(step, seconds into training) of the first evaluation at or above ``target``."""
     for step, seconds, value in evaluations:
@@ -205,25 +269,9 @@ def dqn_rows(
     lesson, rows, reached, walls, finals = "02 DQN", [], [], [], []
     kept_returns: list[float] = []
     for seed in seeds:
-        report = run_instrumented(
-            "02",
-            DQN_CELLS,
-            quick=quick,
-            seed=seed,
-            hyperparameters=hyperparameters,
-            environment=environment,
+        report = _run_or_resume(
+            runs, "02", DQN_CELLS, device, seed, hyperparameters, quick, environment
         )
-        if runs is not None:
-            runs.append(
-                {
-                    "lesson": "02",
-                    "device": device,
-                    "seed": seed,
-                    "hyperparameters": hyperparameters,
-                    "quick": quick,
-                    "report": report,
-                }
-            )
         first = first_at(report["evaluations"], 195)
         final = report["evaluations"][-1][2] if report["evaluations"] else float("nan")
         finals.append(final)
@@ -310,6 +358,10 @@ def sac_rows(
     environment steps; the rows give both counts. With ``runs``, each run's seed, settings
     and report are appended to it as well."""
     lesson, rows, walked_after = "03 SAC", [], []
+    bests: list[float] = []
+    finals: list[float] = []
+    kept_returns: list[float] = []
+    per_iteration_ms: list[float] = []
     # A short run still records its training curves ten times.
     overrides = ",".join(
         filter(
@@ -323,25 +375,7 @@ def sac_rows(
         )
     )
     for seed in seeds:
-        report = run_instrumented(
-            "03",
-            SAC_CELLS,
-            quick=quick,
-            seed=seed,
-            hyperparameters=overrides,
-            environment=environment,
-        )
-        if runs is not None:
-            runs.append(
-                {
-                    "lesson": "03",
-                    "device": device,
-                    "seed": seed,
-                    "hyperparameters": overrides,
-                    "quick": quick,
-                    "report": report,
-                }
-            )
+        report = _run_or_resume(runs, "03", SAC_CELLS, device, seed, overrides, quick, environment)
         evaluations, label = report["evaluations"], f"{device} seed {seed}:"
         per_iteration = report["env_steps"] // report["iterations"]
 
@@ -400,17 +434,53 @@ def sac_rows(
             ),
             Row(lesson, f"{label} peak memory", f"{report['peak_memory_mb']:.0f} MiB"),
         ]
+        kept = report.get("kept", {})
+        if "kept_return" in kept:
+            kept_returns.append(kept["kept_return"])
+            rows.append(
+                Row(
+                    lesson,
+                    f"{label} kept actor (best evaluation, {kept['best_return']:.2f} at "
+                    f"{int(kept['best_step']):,} iterations), average return on new episodes",
+                    f"{kept['kept_return']:.2f}",
+                )
+            )
+        machine = _machine_of(runs, report)
+        if machine:
+            rows.append(Row(lesson, f"{label} ran on", machine))
+        bests.append(best[2] if best else float("nan"))
+        finals.append(evaluations[-1][2] if evaluations else float("nan"))
+        per_iteration_ms.append(ms_per_iteration(report))
     if len(seeds) > 1:
-        times = [t for t in walked_after if t is not None]
-        rows.append(
+        runs_label = f"{device}, {len(seeds)} runs (seeds {', '.join(map(str, seeds))})"
+        times = [t / 60 for t in walked_after if t is not None]
+        rows += [
             Row(
                 lesson,
-                f"{device} median time to walk, {len(seeds)} seeds",
-                f"{statistics.median(times) / 60:.1f} min ({len(times)} of {len(seeds)} walked)"
-                if times
-                else "not reached",
+                f"{runs_label}: walked (an evaluation at 5 or more)",
+                f"{len(times)} of {len(seeds)}",
+            ),
+            Row(
+                lesson,
+                f"{runs_label}: minutes of training to walk, of those that walked",
+                _spread(times, " min", 1) if times else "none walked",
+            ),
+            Row(lesson, f"{runs_label}: best average return", _spread(bests)),
+            Row(lesson, f"{runs_label}: final average return", _spread(finals)),
+            Row(
+                lesson,
+                f"{runs_label}: ms per iteration, evaluation excluded",
+                _spread(per_iteration_ms, " ms"),
+            ),
+        ]
+        if len(kept_returns) == len(seeds):
+            rows.append(
+                Row(
+                    lesson,
+                    f"{runs_label}: kept actor's average return on new episodes",
+                    _spread(kept_returns),
+                )
             )
-        )
     return rows
 
 

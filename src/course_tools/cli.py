@@ -8,7 +8,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from course_helpers.languages import LANGUAGES, TRANSLATED
 from course_tools import bench as course_bench
@@ -16,6 +15,7 @@ from course_tools import binder, lessons, links
 from course_tools.l10n import build as l10n_build
 from course_tools.l10n import catalogs, sources
 from course_tools.l10n import check as l10n_check
+from course_tools.run_log import RunLog
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,8 +138,16 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=None,
         metavar="PATH",
-        help="also write every DQN and SAC run's full report (its evaluations, Q-values and "
-        "settings) to this JSON file; an existing file is not overwritten",
+        help="also write every DQN and SAC run's full report (its evaluations, Q-values, "
+        "settings and machine) to this JSON file, again after each run; an existing file is "
+        "not overwritten (see --resume)",
+    )
+    bench.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --save-runs naming a file an earlier `course bench` left unfinished: take "
+        "the runs it holds instead of running them again (same groups, seeds in the same "
+        "order, settings and lesson code), run the rest, and print the table of all of them",
     )
     bench.add_argument(
         "--write-reference",
@@ -486,12 +494,28 @@ def _bench(args: argparse.Namespace) -> int:
             "--write-reference ships the lesson's own runs: it needs the dqn or sac group, "
             "full mode, and no --hyperparameters or --sac-iterations."
         )
-    if args.save_runs is not None and args.save_runs.exists():
+    if args.resume and (args.save_runs is None or not args.save_runs.exists()):
+        raise ValueError(
+            "--resume continues the file of runs that --save-runs names; "
+            + (
+                f"{args.save_runs} does not exist (leave out --resume to start it)."
+                if args.save_runs is not None
+                else "give it with --save-runs PATH."
+            )
+        )
+    if args.save_runs is not None and args.save_runs.exists() and not args.resume:
         raise ValueError(
             f"--save-runs {args.save_runs}: the file already exists; give a new path, "
-            "so that no earlier measurement is overwritten."
+            "so that no earlier measurement is overwritten, or add --resume to continue it."
         )
-    runs: list[dict[str, Any]] = []
+    runs = (
+        RunLog.resume(args.save_runs, course_bench.machine_description)
+        if args.resume
+        else RunLog(args.save_runs, course_bench.machine_description)
+    )
+    if args.resume:
+        print(f"Resuming {args.save_runs}: {len(runs)} finished run(s) in it", flush=True)
+    runs.save()
     if args.cpus is not None:
         cores = course_bench.pin_to_cpus(args.cpus)
         print(f"Pinned to {len(cores)} core(s): {', '.join(map(str, cores))}", flush=True)
@@ -517,9 +541,13 @@ def _bench(args: argparse.Namespace) -> int:
             path.write_text(json.dumps(reference, indent=1) + "\n", encoding="utf-8")
             print(f"Wrote the measured runs that lesson {name} draws to {path}", flush=True)
     if args.save_runs is not None:
-        record = {"machine": course_bench.machine_description(), "runs": runs}
-        args.save_runs.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         print(f"Wrote {len(runs)} run(s) to {args.save_runs}", flush=True)
+        if runs.unused():
+            print(
+                f"{runs.unused()} run(s) of {args.save_runs} were not asked for this time; "
+                "they stay in the file.",
+                flush=True,
+            )
     print()
     print(course_bench.format_table(rows, markdown=args.markdown))
     return 0
