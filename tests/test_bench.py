@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 import nbformat
 import pytest
@@ -601,3 +602,25 @@ def test_the_sac_colab_group_puts_each_colab_profile_beside_the_pinned_stack(mon
         "3000",
     ]
     assert environment["COURSE_RUNTIME"] == "colab"
+
+
+def test_peak_memory_keeps_the_largest_total_and_each_jobs_own_largest():
+    """Lesson 4's memory on Binder: the jobs' sizes summed at one moment, not each job's
+    peak added up (they need not peak together)."""
+    samples = iter(
+        [
+            {"server": 300.0, "train": 500.0},
+            {"server": 400.0, "train": 450.0},
+            {"server": 350.0, "train": 700.0},
+        ]
+    )
+
+    class FakeCluster:
+        def memory_mb(self):
+            return next(samples, {})
+
+    with bench.PeakMemory(FakeCluster(), interval=0.01) as peak:
+        time.sleep(0.2)  # the sampler takes its three samples in its own thread
+    assert peak.total_mb == 1050.0
+    assert peak.by_job == {"server": 400.0, "train": 700.0}
+    assert peak.describe() == "1,050 MiB (server 400, train 700)"

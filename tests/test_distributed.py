@@ -59,6 +59,7 @@ def run_with_a_crash(tmp_path_factory):
     try:
         cluster.wait(until_train_step=100, timeout=600)
         before_kill = dict(cluster.env_steps())
+        memory = cluster.memory_mb()
         cluster.kill("collect-1")
         cluster.wait(until_train_step=150, timeout=600)  # the run goes on with one job
         restarted = cluster.jobs["collect-1"]
@@ -75,14 +76,14 @@ def run_with_a_crash(tmp_path_factory):
         cluster.wait(timeout=600)
     finally:
         cluster.stop()
-    return cluster, before_kill, last_before_restart
+    return cluster, before_kill, last_before_restart, memory
 
 
 @pytest.mark.notebook
 def test_both_collect_jobs_write_pairs_the_learner_trains_and_the_evaluator_reports(
     run_with_a_crash,
 ):
-    cluster, before_kill, _ = run_with_a_crash
+    cluster, before_kill, _, _ = run_with_a_crash
     assert before_kill["collect-0"] > 0 and before_kill["collect-1"] > 0, before_kill
     assert cluster.train_step() == QUICK["num_iterations"]
     steps = [step for step, _ in cluster.evaluations()]
@@ -95,7 +96,7 @@ def test_both_collect_jobs_write_pairs_the_learner_trains_and_the_evaluator_repo
 
 @pytest.mark.notebook
 def test_a_collect_job_killed_mid_run_and_started_again_the_run_completes(run_with_a_crash):
-    cluster, _, last_before_restart = run_with_a_crash
+    cluster, _, last_before_restart, _ = run_with_a_crash
     job = cluster.jobs["collect-1"]
     assert job.starts == 2 and cluster.done()
     after = job.reports[job.reports.index(last_before_restart) + 1 :]
@@ -108,14 +109,25 @@ def test_a_collect_job_killed_mid_run_and_started_again_the_run_completes(run_wi
 
 @pytest.mark.notebook
 def test_no_job_outlives_a_finished_run(run_with_a_crash):
-    cluster, _, _ = run_with_a_crash
+    cluster, _, _, _ = run_with_a_crash
     for name, job in cluster.jobs.items():
         assert not alive(pid(job)), name
 
 
 @pytest.mark.notebook
+def test_the_memory_of_every_running_job_is_measured_and_none_once_they_stopped(
+    run_with_a_crash,
+):
+    cluster, _, _, memory = run_with_a_crash
+    assert sorted(memory) == sorted(cluster.jobs), memory
+    # Each job is a Python process with TensorFlow loaded: hundreds of MiB, not a few.
+    assert all(size > 100 for size in memory.values()), memory
+    assert cluster.memory_mb() == {}
+
+
+@pytest.mark.notebook
 def test_collect_jobs_act_with_weights_a_few_pulls_old(run_with_a_crash):
-    cluster, _, _ = run_with_a_crash
+    cluster, _, _, _ = run_with_a_crash
     lags = cluster.policy_lags()
     assert lags and max(lags) < QUICK["num_iterations"], lags
 
@@ -229,3 +241,28 @@ def test_the_speeds_measured_after_stop_count_each_jobs_steps_to_its_last_report
     # the killed job's 40 (from t = 1 to its end at t = 2).
     assert speeds["gradient_steps_per_second"] == pytest.approx(10.0)
     assert speeds["env_steps_per_second"] == pytest.approx((7 * 20 * 2 + 20) / 7)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads Linux's /proc")
+def test_memory_mb_reads_a_running_jobs_resident_memory_and_skips_an_ended_one(tmp_path):
+    cluster = Cluster(tmp_path / "run", sac.QUICK, collect_jobs=1, evaluator=False)
+    # A stand-in for the server: a process that holds 80 MiB it has written to.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; b = b'x' * (80 << 20); print(1, flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline()  # the 80 MiB are written
+        cluster.jobs["server"].process = holder
+        cluster.jobs["train"].process = _Ended()  # type: ignore[assignment]
+        sizes = cluster.memory_mb()
+        assert list(sizes) == ["server"], sizes
+        assert 80 < sizes["server"] < 200, sizes
+    finally:
+        holder.kill()
+        holder.wait()
+    assert cluster.memory_mb() == {}

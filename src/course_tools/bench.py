@@ -25,8 +25,9 @@ Groups of figures (``--only`` picks some):
 - ``distributed``: lesson 4's jobs (a Reverb server, a learner, collect jobs, no evaluator),
   started by its ``Cluster`` with 1, 2 and 4 collect jobs (``--collect-jobs``), each run
   ``--distributed-iterations`` gradient steps at lesson 3's settings: environment steps and
-  gradient steps per second once training runs, the median and largest policy lag, and
-  the run's wall time.
+  gradient steps per second once training runs, the median and largest policy lag, the
+  run's wall time, and the peak resident memory of the jobs together
+  (``--distributed-evaluator`` adds the evaluator, as the lesson runs it).
 - ``quick``: each lesson executed in quick mode, as CI runs it.
 - ``l10n``: extracting, merging and building every translation, in a scratch copy, and
   how long ``course l10n status`` and ``check`` take as a translator runs them.
@@ -62,6 +63,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -714,10 +716,49 @@ def cores_rows(quick: bool, iterations: int, device: str, environment: dict[str,
     return rows
 
 
+class PeakMemory:
+    """The largest resident memory of a cluster's jobs while it runs: of all of them
+    together, and of each, sampled every ``interval`` seconds (``Cluster.memory_mb``)."""
+
+    def __init__(self, cluster: Any, interval: float = 0.5):
+        self.cluster, self.interval = cluster, interval
+        self.total_mb = 0.0
+        self.by_job: dict[str, float] = {}
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            sizes = self.cluster.memory_mb()
+            self.total_mb = max(self.total_mb, sum(sizes.values()))
+            for name, size in sizes.items():
+                self.by_job[name] = max(self.by_job.get(name, 0.0), size)
+            if self._done.wait(self.interval):
+                return
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def describe(self) -> str:
+        """ "1,740 MiB (server 350, train 420, ...)": the total, then each job's own peak."""
+        jobs = ", ".join(f"{name} {size:,.0f}" for name, size in self.by_job.items())
+        return f"{self.total_mb:,.0f} MiB ({jobs})"
+
+
 def distributed_rows(
-    collect_jobs: Sequence[int], iterations: int, quick: bool, emit_runs: list | None = None
+    collect_jobs: Sequence[int],
+    iterations: int,
+    quick: bool,
+    emit_runs: list | None = None,
+    evaluator: bool = False,
 ) -> list[Row]:
-    """Lesson 4's jobs with each number of collect jobs, one run each, one after another."""
+    """Lesson 4's jobs with each number of collect jobs, one run each, one after another;
+    with ``evaluator``, the evaluator too, as the lesson runs them."""
     from course_helpers.distributed import DEFAULTS, QUICK, Cluster
 
     settings = {**DEFAULTS, **(QUICK if quick else {})}
@@ -726,21 +767,32 @@ def distributed_rows(
     rows = []
     for count in collect_jobs:
         with tempfile.TemporaryDirectory(prefix="course-distributed-") as folder:
-            cluster = Cluster(folder, settings, collect_jobs=count, evaluator=False)
+            cluster = Cluster(folder, settings, collect_jobs=count, evaluator=evaluator)
             started = time.perf_counter()
             cluster.start()
             try:
-                cluster.wait(timeout=6 * 3600, show=False)
+                with PeakMemory(cluster) as memory:
+                    cluster.wait(timeout=6 * 3600, show=False)
             finally:
                 cluster.stop()
             seconds = time.perf_counter() - started
             speed, lags = cluster.throughput(), cluster.policy_lags()
         if emit_runs is not None:
             emit_runs.append(
-                {"lesson": "04", "collect_jobs": count, "seconds": seconds, **speed, "lags": lags}
+                {
+                    "lesson": "04",
+                    "collect_jobs": count,
+                    "evaluator": evaluator,
+                    "seconds": seconds,
+                    **speed,
+                    "lags": lags,
+                    "peak_memory_mb": memory.total_mb,
+                    "peak_memory_mb_by_job": memory.by_job,
+                }
             )
         label = (
-            f"{count} collect job{'s' if count > 1 else ''}, {settings['num_iterations']:,} steps"
+            f"{count} collect job{'s' if count > 1 else ''}"
+            f"{' and the evaluator' if evaluator else ''}, {settings['num_iterations']:,} steps"
         )
         rows += [
             Row(
@@ -759,6 +811,11 @@ def distributed_rows(
                 f"{statistics.median(lags):.0f}, {max(lags)}" if lags else "no stretch recorded",
             ),
             Row("04 distributed", f"{label}: whole run, start to stop", _seconds(seconds)),
+            Row(
+                "04 distributed",
+                f"{label}: peak resident memory, all jobs together (each job's own peak)",
+                memory.describe(),
+            ),
         ]
     return rows
 
@@ -1152,6 +1209,7 @@ def measure(
     colab_pythons: Sequence[str] = ("3.13",),
     collect_jobs: Sequence[int] = (1, 2, 4),
     distributed_iterations: int = 3_000,
+    distributed_evaluator: bool = False,
     emit: Callable[[Row], None] = lambda row: None,
     runs: list[dict[str, Any]] | None = None,
 ) -> list[Row]:
@@ -1184,7 +1242,11 @@ def measure(
         if "cores" in only:
             add(cores_rows(quick, baseline_iterations, device, environment))
     if "distributed" in only:
-        add(distributed_rows(collect_jobs, distributed_iterations, quick, runs))
+        add(
+            distributed_rows(
+                collect_jobs, distributed_iterations, quick, runs, distributed_evaluator
+            )
+        )
     if "quick" in only:
         add(quick_rows(lessons_for_quick or lessons.lesson_names()))
     if "l10n" in only:

@@ -112,6 +112,12 @@ def main(argv: list[str] | None = None) -> int:
         help="gradient steps of each run of the distributed group (default: 3000)",
     )
     bench.add_argument(
+        "--distributed-evaluator",
+        action="store_true",
+        help="run the evaluator too in the distributed group, as lesson 4 does (its memory "
+        "counts then; by default the group measures throughput without it)",
+    )
+    bench.add_argument(
         "--colab-python",
         default="3.13",
         help="Python versions of the Colab-like profiles the colab and sac-colab groups "
@@ -531,6 +537,7 @@ def _bench(args: argparse.Namespace) -> int:
         colab_pythons=split(args.colab_python) or ["3.13"],
         collect_jobs=seeds("--collect-jobs", args.collect_jobs),
         distributed_iterations=args.distributed_iterations,
+        distributed_evaluator=args.distributed_evaluator,
         emit=lambda row: print(f"... {row.lesson}  {row.figure}: {row.value}", flush=True),
         runs=runs,
     )

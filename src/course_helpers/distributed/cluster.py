@@ -379,6 +379,18 @@ class Cluster:
             "gradient_steps_per_second": (_at(trains, t1) - _at(trains, t0)) / seconds,
         }
 
+    def memory_mb(self) -> dict[str, float]:
+        """Resident memory of each running job's process now, in MiB: what the jobs take
+        from the machine's memory (five processes, each with its own TensorFlow). Linux
+        only; elsewhere, and for a job that is not running, nothing."""
+        sizes = {}
+        for name, job in self.jobs.items():
+            if job.process is not None and job.running():
+                resident = _resident_mb(job.process.pid)
+                if resident is not None:
+                    sizes[name] = resident
+        return sizes
+
     def commands(self) -> list[str]:
         """Each job's command line, as a person would type it to start that job by hand
         (on another machine, replace localhost with the server's address; before the
@@ -539,6 +551,16 @@ def _at(series: list[tuple[float, float]], moment: float) -> float:
         return series[-1][1]
     (ta, va), (tb, vb) = before[-1], after[0]
     return va if tb == ta else va + (moment - ta) / (tb - ta) * (vb - va)
+
+
+def _resident_mb(pid: int) -> float | None:
+    """The resident set of process ``pid`` in MiB, from Linux's /proc (read directly: psutil,
+    which would also cover other systems, is not among the runtime's dependencies)."""
+    try:
+        pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _signal_group(process: subprocess.Popen, signum: int) -> None:
