@@ -266,3 +266,35 @@ def test_memory_mb_reads_a_running_jobs_resident_memory_and_skips_an_ended_one(t
         holder.kill()
         holder.wait()
     assert cluster.memory_mb() == {}
+
+
+def test_start_refuses_before_any_job_where_the_jobs_would_not_fit_in_memory(tmp_path, monkeypatch):
+    """Past a container's limit (Binder's 2 GB) the system would kill a job midway; the
+    cluster says so first, with the figures, and starts nothing."""
+    from course_helpers.distributed import cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module, "memory_limit_mb", lambda: 2048.0)
+    launched: list = []
+    cluster = Cluster(tmp_path / "run", sac.QUICK, collect_jobs=2)
+    monkeypatch.setattr(cluster, "_launch", launched.append)
+    with pytest.raises(cluster_module.NotEnoughMemory) as refused:
+        cluster.start()
+    message = str(refused.value)
+    assert message.startswith("These 5 jobs, each a process with its own TensorFlow")
+    assert "allows 2.0 GB" in message and "start(check_memory=False)" in message
+    assert launched == [] and not (tmp_path / "run" / "settings.json").exists()
+    # Asked to, it starts them anyway.
+    cluster.start(check_memory=False)
+    assert [job.name for job in launched] == ["train", "server", "collect-0", "collect-1", "eval"]
+
+
+def test_the_memory_needed_grows_with_the_jobs_and_the_table(tmp_path):
+    one = Cluster(tmp_path / "a", {**sac.DEFAULTS, "replay_buffer_capacity": 0}, collect_jobs=1)
+    four = Cluster(tmp_path / "b", {**sac.DEFAULTS, "replay_buffer_capacity": 0}, collect_jobs=4)
+    table = Cluster(
+        tmp_path / "c", {**sac.DEFAULTS, "replay_buffer_capacity": 50_000}, collect_jobs=1
+    )
+    collect = four.memory_needed_mb() - one.memory_needed_mb()
+    assert collect == pytest.approx(3 * 600.0)
+    # 50,000 pairs of about 3.5 KB each: about 171 MiB more in the server.
+    assert table.memory_needed_mb() - one.memory_needed_mb() == pytest.approx(50_000 * 3.5 / 1024)

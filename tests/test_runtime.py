@@ -222,6 +222,34 @@ def test_requires_skips_a_cell_whose_package_is_not_installed(shell, capsys):
     assert "needs the no_such_package_here package" in capsys.readouterr().out
 
 
+def test_requires_cluster_skips_where_the_latest_clusters_jobs_would_not_fit(
+    shell, monkeypatch, capsys, tmp_path
+):
+    """Lesson 4 on Binder: Reverb is there, 2 GB of memory are not enough for five
+    TensorFlow processes; its job cells say so instead of failing midway."""
+    from course_helpers.distributed import DEFAULTS, cluster
+
+    monkeypatch.delenv("COURSE_REPLAY", raising=False)
+    cluster.Cluster(tmp_path / "run", DEFAULTS, collect_jobs=2)
+    monkeypatch.setattr(cluster, "memory_limit_mb", lambda: 2048.0)
+    result = shell.run_cell("%%requires cluster\nmade = 'here'")
+    assert result.success and "made" not in shell.user_ns
+    out = capsys.readouterr().out
+    assert out.startswith("Skipped here: these 5 jobs, each a process with its own TensorFlow")
+    assert "this machine allows 2.0 GB" in out and "Every other cell" in out
+
+    monkeypatch.setattr(cluster, "memory_limit_mb", lambda: 64 * 1024.0)
+    result = shell.run_cell("%%requires cluster\nmade = 'here'")
+    assert result.success and shell.user_ns["made"] == "here"
+
+
+def test_requires_cluster_gives_reverbs_reason_where_reverb_is_missing(shell, monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_REPLAY", "inprocess")
+    result = shell.run_cell("%%requires cluster\nmade = 'here'")
+    assert result.success and "made" not in shell.user_ns
+    assert capsys.readouterr().out.startswith("Skipped here: this cell needs Reverb")
+
+
 def test_an_error_inside_a_requires_cell_fails_the_cell(shell, monkeypatch):
     """nbval and a learner must see the failure, not a silently 'successful' cell."""
     monkeypatch.delenv("COURSE_REPLAY", raising=False)

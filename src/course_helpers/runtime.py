@@ -211,7 +211,9 @@ def requires(line: str, cell: str) -> None:
 
     Lesson 01 teaches Reverb itself, which cannot be installed on Colab. Its Reverb
     cells start with this line, so that there they explain themselves instead of
-    failing, and every other cell of the lesson still runs.
+    failing, and every other cell of the lesson still runs. ``%%requires cluster`` (lesson
+    04) asks for Reverb and for the memory that the latest ``Cluster``'s jobs need, until
+    they have started (Binder's 2 GB are too few for five TensorFlow processes).
     """
     from IPython import get_ipython
     from IPython.core.error import UsageError
@@ -223,12 +225,25 @@ def requires(line: str, cell: str) -> None:
                 usage="%%requires <package>", example="%%requires reverb"
             )
         )
-    if package == "reverb":
+    if package in ("reverb", "cluster"):
         available = replay.backend() == "reverb"
     else:
         available = importlib.util.find_spec(package) is not None
+    if available and package == "cluster":
+        from course_helpers.distributed.cluster import latest_shortfall
+
+        shortfall = latest_shortfall()
+        if shortfall:
+            print(
+                i18n.gettext(
+                    "Skipped here: {why}. Every other cell of this lesson runs. To run this "
+                    "one too, run the lesson on a computer with more memory (see the "
+                    "learners' guide), or read its stored run on the course's website."
+                ).format(why=shortfall)
+            )
+            return
     if not available:
-        if package == "reverb":
+        if package in ("reverb", "cluster"):
             print(
                 i18n.gettext(
                     "Skipped here: this cell needs Reverb, but {why}. Every other cell of this "

@@ -31,9 +31,21 @@ from typing import IO, Any
 from course_helpers.distributed.job import LANGUAGE_VARIABLE, MARK
 from course_helpers.distributed.sac import write_settings
 from course_helpers.i18n import current_language, gettext
+from course_helpers.numbers import number
 
 #: How long a job may take to stop after SIGTERM before it is killed.
 GRACE_SECONDS = 5.0
+
+#: The peak resident memory of each kind of job, in MiB, in a run with lesson 4's settings
+#: (`course bench --only distributed --collect-jobs 2 --distributed-evaluator
+#: --distributed-iterations 1000`, 28 November 2026, 2-core Intel Xeon, TensorFlow 2.15):
+#: mostly TensorFlow, which each process loads for itself. The five jobs together peaked
+#: at 3,044 MiB. The replay table comes on top, in the server: about 3.5 KB per pair.
+JOB_MEMORY_MB = {"train": 740.0, "server": 565.0, "collect": 600.0, "evaluate": 560.0}
+TABLE_KB_PER_PAIR = 3.5
+
+# The latest Cluster made in this process: %%requires cluster asks it whether it fits.
+_latest: Cluster | None = None
 
 
 class JobFailed(RuntimeError):
@@ -124,6 +136,8 @@ class Cluster:
         self._started_at: float | None = None
         self._stopped = False
         self._lock = threading.Lock()
+        global _latest
+        _latest = self
 
     # -- starting and stopping -------------------------------------------------------------
 
@@ -143,9 +157,13 @@ class Cluster:
         if self.evaluator:
             self._add("eval", "evaluate", common + at)
 
-    def start(self) -> Cluster:
+    def start(self, check_memory: bool = True) -> Cluster:
         """Start every job: the learner first (it saves the policies the others wait
         for), the server, the collect jobs, and the evaluator.
+
+        First, unless ``check_memory`` is False, it checks that the machine has the memory
+        the jobs need (:meth:`memory_shortfall`) and raises :class:`NotEnoughMemory` if not:
+        past its limit, the system would kill one of them midway.
 
         The server listens on every network interface, not only the loopback one, and
         without authentication (Reverb's default): see lesson 4, "Across machines". The
@@ -160,6 +178,14 @@ class Cluster:
                     "{folder} holds a run already, which the learner would resume; give each "
                     'run a folder of its own: course.new_run_folder("04_distributed_sac").'
                 ).format(folder=self.root_dir)
+            )
+        shortfall = self.memory_shortfall() if check_memory else None
+        if shortfall:
+            raise NotEnoughMemory(
+                gettext(
+                    "{why}. Run the lesson on a computer with more memory, or fewer jobs; "
+                    "to start them anyway, call start(check_memory=False)."
+                ).format(why=shortfall[0].upper() + shortfall[1:])
             )
         if self.port is None:  # a free port, found as portpicker finds one (stdlib only)
             with socket.socket() as probe:
@@ -379,6 +405,31 @@ class Cluster:
             "gradient_steps_per_second": (_at(trains, t1) - _at(trains, t0)) / seconds,
         }
 
+    def memory_needed_mb(self) -> float:
+        """About how much memory these jobs take together, in MiB, from the measured
+        :data:`JOB_MEMORY_MB` and the replay table's capacity."""
+        kinds = [name.split("-")[0] for name in self.jobs]
+        sizes = {**JOB_MEMORY_MB, "eval": JOB_MEMORY_MB["evaluate"]}
+        table = float(self.settings.get("replay_buffer_capacity", 0)) * TABLE_KB_PER_PAIR / 1024
+        return sum(sizes.get(kind, JOB_MEMORY_MB["collect"]) for kind in kinds) + table
+
+    def memory_shortfall(self) -> str | None:
+        """Why this machine lacks the memory to run these jobs beside this process, or None
+        where it has it (or cannot tell). Once the jobs have started, None."""
+        if self._started_at is not None:
+            return None
+        limit = memory_limit_mb()
+        here = _resident_mb(os.getpid()) or 0.0
+        needed = self.memory_needed_mb() + here
+        if limit is None or needed <= limit:
+            return None
+        return gettext(
+            "these {count} jobs, each a process with its own TensorFlow, need about {needed} GB "
+            "of memory together with this notebook, and this machine allows {limit} GB"
+        ).format(
+            count=len(self.jobs), needed=number(needed / 1024, 1), limit=number(limit / 1024, 1)
+        )
+
     def memory_mb(self) -> dict[str, float]:
         """Resident memory of each running job's process now, in MiB: what the jobs take
         from the machine's memory (five processes, each with its own TensorFlow). Linux
@@ -440,7 +491,6 @@ class Cluster:
         ``until_train_step``, or until the collect job ``until_collecting`` has played a
         stretch with the learner's weights since it last started; stop every job if the
         cell is interrupted or a job the run needs fails. ``show=False``: no progress bars."""
-        from course_helpers.numbers import number
         from course_helpers.progress import progress
 
         if self._started_at is None:
@@ -551,6 +601,43 @@ def _at(series: list[tuple[float, float]], moment: float) -> float:
         return series[-1][1]
     (ta, va), (tb, vb) = before[-1], after[0]
     return va if tb == ta else va + (moment - ta) / (tb - ta) * (vb - va)
+
+
+class NotEnoughMemory(RuntimeError):
+    """The machine lacks the memory for a cluster's jobs; the message says how much."""
+
+
+def latest_shortfall() -> str | None:
+    """:meth:`Cluster.memory_shortfall` of the latest cluster made in this process (None if
+    none was made): ``%%requires cluster`` skips a cell when there is one."""
+    return _latest.memory_shortfall() if _latest is not None else None
+
+
+def memory_limit_mb() -> float | None:
+    """The memory this process and its children may use, in MiB: the container's limit where
+    one is set (Binder sets 2 GB, through a cgroup), else the machine's memory; None where
+    neither can be read (not Linux)."""
+    limits = []
+    folders = [Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/memory")]
+    try:  # cgroup v2: "0::/path" names this process's own group
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                folders.insert(0, Path("/sys/fs/cgroup") / line[3:].lstrip("/"))
+    except OSError:
+        pass
+    for folder in folders:
+        for name in ("memory.max", "memory.limit_in_bytes"):
+            try:
+                text = (folder / name).read_text().strip()
+            except OSError:
+                continue
+            if text.isdigit():  # "max" (v2) or a huge number (v1) mean no limit
+                limits.append(int(text) / 2**20)
+    try:
+        limits.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20)
+    except (ValueError, OSError, AttributeError):
+        pass
+    return min(limits) if limits else None
 
 
 def _resident_mb(pid: int) -> float | None:
