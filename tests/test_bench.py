@@ -9,7 +9,7 @@ import json
 import re
 import subprocess
 import sys
-import time
+import threading
 
 import nbformat
 import pytest
@@ -393,7 +393,8 @@ def test_dqn_rows_sum_up_q_against_the_observed_return_and_keep_each_run_when_as
     monkeypatch.setattr(bench, "run_instrumented", fake_run)
     runs: list = []
     rows = {row.figure: row.value for row in bench.dqn_rows([7, 7], False, "cpu", {}, "", runs)}
-    assert rows["cpu seed 7: Q against the observed return"] == (
+    # A seed listed twice gives two runs, each with its own label.
+    assert rows["cpu seed 7, run 2: Q against the observed return"] == (
         "12.0 predicted, 2.0 observed (first 3 of 3 steps)"
     )
     assert [run["seed"] for run in runs] == [7, 7]
@@ -615,12 +616,17 @@ def test_peak_memory_keeps_the_largest_total_and_each_jobs_own_largest():
         ]
     )
 
+    exhausted = threading.Event()
+
     class FakeCluster:
         def memory_mb(self):
-            return next(samples, {})
+            sample = next(samples, None)
+            if sample is None:
+                exhausted.set()
+            return sample or {}
 
     with bench.PeakMemory(FakeCluster(), interval=0.01) as peak:
-        time.sleep(0.2)  # the sampler takes its three samples in its own thread
+        assert exhausted.wait(10), "the sampler did not take its three samples"
     assert peak.total_mb == 1050.0
     assert peak.by_job == {"server": 400.0, "train": 700.0}
     assert peak.describe() == "1,050 MiB (server 400, train 700)"

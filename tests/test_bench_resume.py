@@ -108,11 +108,11 @@ def test_resume_refuses_a_run_of_other_lesson_code(fake_lesson_3, tmp_path, caps
     runs_file = tmp_path / "runs.json"
     assert _bench("--sac-seeds", "3", "--save-runs", str(runs_file)) == 0
     record = json.loads(runs_file.read_text())
-    record["runs"][0]["lesson_code"] = "0123456789abcdef"
+    record["runs"][0]["lesson_code"] = "tokens-0123456789abcdef"
     runs_file.write_text(json.dumps(record))
     capsys.readouterr()
     assert _bench("--sac-seeds", "3", "--save-runs", str(runs_file), "--resume") != 0
-    assert "lesson code: '0123456789abcdef' there" in capsys.readouterr().err
+    assert "lesson code: 'tokens-0123456789abcdef' there" in capsys.readouterr().err
 
 
 def test_an_older_run_without_its_lesson_code_is_checked_against_its_commit(tmp_path):
@@ -151,8 +151,9 @@ def test_an_older_run_without_its_lesson_code_is_checked_against_its_commit(tmp_
         if accepted:
             taken = log.take("03", "cpu", 3, "", False)
             assert taken is not None and taken["seed"] == 3
-        else:
-            with pytest.raises(ValueError, match="lesson code: None there"):
+        else:  # the lesson was edited since HEAD, or the commit had local changes
+            at_commit = run_log._lesson_code_at("03_sac_minitaur", commit)
+            with pytest.raises(ValueError, match=f"lesson code: {at_commit!r} there"):
                 log.take("03", "cpu", 3, "", False)
 
 
@@ -200,3 +201,38 @@ def test_sac_rows_give_the_spread_of_the_runs_returns_and_times(fake_lesson_3):
         ]
         == "5.50"
     )
+
+
+def test_a_refused_command_leaves_no_file_behind(fake_lesson_3, tmp_path, capsys):
+    """The file is written when a run ends: a typo in the seeds creates nothing that would
+    then refuse the corrected command as "already exists"."""
+    runs_file = tmp_path / "runs.json"
+    assert _bench("--sac-seeds", "3,x", "--save-runs", str(runs_file)) != 0
+    assert not runs_file.exists()
+    assert _bench("--sac-seeds", "3", "--save-runs", str(tmp_path / "no" / "runs.json")) != 0
+    assert "no folder" in capsys.readouterr().err
+
+
+def test_a_comment_reworded_in_the_lesson_keeps_its_fingerprint():
+    """Resumed runs stay valid when only a comment of the lesson changes; code does not."""
+    notebook = {"cells": [{"cell_type": "code", "source": "x = 1  # one\nprint(x)\n"}]}
+    reworded = {"cells": [{"cell_type": "code", "source": "x = 1    # the number one\nprint(x)"}]}
+    changed = {"cells": [{"cell_type": "code", "source": "x = 2  # one\nprint(x)\n"}]}
+    code = run_log.lesson_code("03", json.dumps(notebook))
+    assert code.startswith("tokens-")
+    assert run_log.lesson_code("03", json.dumps(reworded)) == code
+    assert run_log.lesson_code("03", json.dumps(changed)) != code
+
+
+def test_lesson_4s_runs_in_the_file_are_left_aside_and_not_shipped(fake_lesson_3, tmp_path):
+    """The distributed group's runs are measured again each time; only lesson 2's and 3's
+    runs are taken, and only the runs taken or made go into the table and the reference."""
+    runs_file = tmp_path / "runs.json"
+    assert _bench("--sac-seeds", "3", "--save-runs", str(runs_file)) == 0
+    record = json.loads(runs_file.read_text())
+    seed_3 = record["runs"][0]
+    record["runs"] = [{"lesson": "04", "collect_jobs": 2}, seed_3, {**seed_3, "seed": 9}]
+    runs_file.write_text(json.dumps(record))
+    log = run_log.RunLog.resume(runs_file)
+    assert log.take("03", "cpu", 3, "", False) is not None
+    assert log.used == [seed_3] and log.unused() == 1

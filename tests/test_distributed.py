@@ -273,6 +273,7 @@ def test_start_refuses_before_any_job_where_the_jobs_would_not_fit_in_memory(tmp
     cluster says so first, with the figures, and starts nothing."""
     from course_helpers.distributed import cluster as cluster_module
 
+    monkeypatch.setattr(cluster_module, "_latest", None)  # restored after the test
     monkeypatch.setattr(cluster_module, "memory_limit_mb", lambda: 2048.0)
     launched: list = []
     cluster = Cluster(tmp_path / "run", sac.QUICK, collect_jobs=2)
@@ -288,13 +289,16 @@ def test_start_refuses_before_any_job_where_the_jobs_would_not_fit_in_memory(tmp
     assert [job.name for job in launched] == ["train", "server", "collect-0", "collect-1", "eval"]
 
 
-def test_the_memory_needed_grows_with_the_jobs_and_the_table(tmp_path):
+def test_the_memory_needed_grows_with_the_jobs_and_the_table(tmp_path, monkeypatch):
+    from course_helpers.distributed import cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module, "_latest", None)  # restored after the test
     one = Cluster(tmp_path / "a", {**sac.DEFAULTS, "replay_buffer_capacity": 0}, collect_jobs=1)
     four = Cluster(tmp_path / "b", {**sac.DEFAULTS, "replay_buffer_capacity": 0}, collect_jobs=4)
     table = Cluster(
         tmp_path / "c", {**sac.DEFAULTS, "replay_buffer_capacity": 50_000}, collect_jobs=1
     )
     collect = four.memory_needed_mb() - one.memory_needed_mb()
-    assert collect == pytest.approx(3 * 600.0)
+    assert collect == pytest.approx(3 * cluster_module.JOB_MEMORY_MB["collect"])
     # 50,000 pairs of about 3.5 KB each: about 171 MiB more in the server.
     assert table.memory_needed_mb() - one.memory_needed_mb() == pytest.approx(50_000 * 3.5 / 1024)

@@ -230,6 +230,7 @@ def test_requires_cluster_skips_where_the_latest_clusters_jobs_would_not_fit(
     from course_helpers.distributed import DEFAULTS, cluster
 
     monkeypatch.delenv("COURSE_REPLAY", raising=False)
+    monkeypatch.setattr(cluster, "_latest", None)  # restored after the test
     cluster.Cluster(tmp_path / "run", DEFAULTS, collect_jobs=2)
     monkeypatch.setattr(cluster, "memory_limit_mb", lambda: 2048.0)
     result = shell.run_cell("%%requires cluster\nmade = 'here'")

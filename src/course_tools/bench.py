@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import Any
 
 from course_tools import instrument, lessons
-from course_tools.run_log import RunLog
+from course_tools.run_log import RunLog, lesson_code
 
 GROUPS = ("dqn", "sac", "baseline", "cores", "distributed", "quick", "l10n", "colab", "sac-colab")
 #: What ``course bench`` measures when no ``--only`` is given.
@@ -173,6 +173,7 @@ def _run_or_resume(
         finished = runs.take(lesson, device, seed, hyperparameters, quick)
         if finished:
             return finished["report"]
+    code = lesson_code(lesson)  # before the run: an edit made while it runs is not its code
     report = run_instrumented(
         lesson,
         cells,
@@ -189,10 +190,22 @@ def _run_or_resume(
                 "seed": seed,
                 "hyperparameters": hyperparameters,
                 "quick": quick,
+                "lesson_code": code,
                 "report": report,
             }
         )
     return report
+
+
+def run_labels(device: str, seeds: Sequence[int]) -> list[str]:
+    """A row label per run: "cpu seed 42", or "cpu seed 42, run 2" for a seed listed twice."""
+    labels, seen = [], dict.fromkeys(seeds, 0)
+    for seed in seeds:
+        seen[seed] += 1
+        labels.append(
+            f"{device} seed {seed}" + (f", run {seen[seed]}" if seeds.count(seed) > 1 else "")
+        )
+    return labels
 
 
 def _machine_of(runs: list[dict[str, Any]] | None, report: dict[str, Any]) -> str | None:
@@ -270,7 +283,7 @@ def dqn_rows(
     ``runs``, each run's seed, settings and report are appended to it as well."""
     lesson, rows, reached, walls, finals = "02 DQN", [], [], [], []
     kept_returns: list[float] = []
-    for seed in seeds:
+    for seed, run_label in zip(seeds, run_labels(device, seeds)):
         report = _run_or_resume(
             runs, "02", DQN_CELLS, device, seed, hyperparameters, quick, environment
         )
@@ -285,7 +298,7 @@ def dqn_rows(
             rows.append(
                 Row(
                     lesson,
-                    f"{device} seed {seed}: kept policy (best evaluation, "
+                    f"{run_label}: kept policy (best evaluation, "
                     f"{kept['best_return']:.1f} at step {int(kept['best_step']):,}), "
                     "average return over 100 new episodes",
                     f"{kept['kept_return']:.1f}",
@@ -293,24 +306,20 @@ def dqn_rows(
             )
         q_check = q_against_returns(report.get("curves", {}))
         if q_check:
-            rows.append(
-                Row(lesson, f"{device} seed {seed}: Q against the observed return", q_check)
-            )
+            rows.append(Row(lesson, f"{run_label}: Q against the observed return", q_check))
         rows += [
             Row(
                 lesson,
-                f"{device} seed {seed}: training + evaluation, {report['iterations']:,} steps",
+                f"{run_label}: training + evaluation, {report['iterations']:,} steps",
                 f"{report['loop_seconds']:.1f} s (evaluation {report['eval_seconds']:.1f} s)",
             ),
             Row(
                 lesson,
-                f"{device} seed {seed}: first average return >= 195",
+                f"{run_label}: first average return >= 195",
                 f"step {first[0]:,} after {first[1]:.1f} s" if first else "not reached",
             ),
-            Row(lesson, f"{device} seed {seed}: final average return", f"{final:.1f}"),
-            Row(
-                lesson, f"{device} seed {seed}: peak memory", f"{report['peak_memory_mb']:.0f} MiB"
-            ),
+            Row(lesson, f"{run_label}: final average return", f"{final:.1f}"),
+            Row(lesson, f"{run_label}: peak memory", f"{report['peak_memory_mb']:.0f} MiB"),
         ]
     if len(seeds) > 1:
         times = [t for t in reached if t is not None]
@@ -376,9 +385,9 @@ def sac_rows(
             ],
         )
     )
-    for seed in seeds:
+    for seed, run_label in zip(seeds, run_labels(device, seeds)):
         report = _run_or_resume(runs, "03", SAC_CELLS, device, seed, overrides, quick, environment)
-        evaluations, label = report["evaluations"], f"{device} seed {seed}:"
+        evaluations, label = report["evaluations"], f"{run_label}:"
         per_iteration = report["env_steps"] // report["iterations"]
 
         def steps(iteration: int, per_iteration: int = per_iteration) -> str:
@@ -769,7 +778,7 @@ def distributed_rows(
         with tempfile.TemporaryDirectory(prefix="course-distributed-") as folder:
             cluster = Cluster(folder, settings, collect_jobs=count, evaluator=evaluator)
             started = time.perf_counter()
-            cluster.start()
+            cluster.start(check_memory=False)  # the benchmark measures; it is not a lesson
             try:
                 with PeakMemory(cluster) as memory:
                     cluster.wait(timeout=6 * 3600, show=False)
@@ -1164,10 +1173,18 @@ def reference_runs(runs: Sequence[dict[str, Any]], machine: dict[str, Any]) -> d
                 "the runs cannot be drawn as one band."
             )
         returns.append([round(float(value), 2) for _, _, value in evaluations])
+    # Runs taken from a resumed file ran on their own day and machine: the reference gives
+    # the last run's date, and every machine and commit the runs ran on.
+    machines = [run.get("machine") or machine for run in runs]
     return {
-        "date": machine["date"],
-        "machine": f"{machine['cores']} cores, {machine['cpu']}, Python {machine['python']}",
-        "commit": machine["commit"],
+        "date": max(str(m.get("date") or machine["date"]) for m in machines),
+        "machine": "; ".join(
+            dict.fromkeys(
+                f"{m.get('cores', '?')} cores, {m.get('cpu', '?')}, Python {m.get('python', '?')}"
+                for m in machines
+            )
+        ),
+        "commit": ", ".join(dict.fromkeys(str(m.get("commit", "")) for m in machines)),
         "seeds": [int(run["seed"]) for run in runs],
         "hyperparameters": runs[0]["report"]["hyperparameters"],
         "steps": steps,

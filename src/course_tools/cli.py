@@ -514,6 +514,13 @@ def _bench(args: argparse.Namespace) -> int:
             f"--save-runs {args.save_runs}: the file already exists; give a new path, "
             "so that no earlier measurement is overwritten, or add --resume to continue it."
         )
+    if args.save_runs is not None and not args.save_runs.parent.is_dir():
+        raise ValueError(
+            f"--save-runs {args.save_runs}: no folder {args.save_runs.parent}; create it "
+            "first, or give a path in an existing folder."
+        )
+    # The file is written when the first run ends, and after each one: a command refused
+    # (bad seeds, a file that does not match) leaves nothing behind and changes nothing.
     runs = (
         RunLog.resume(args.save_runs, course_bench.machine_description)
         if args.resume
@@ -521,7 +528,6 @@ def _bench(args: argparse.Namespace) -> int:
     )
     if args.resume:
         print(f"Resuming {args.save_runs}: {len(runs)} finished run(s) in it", flush=True)
-    runs.save()
     if args.cpus is not None:
         cores = course_bench.pin_to_cpus(args.cpus)
         print(f"Pinned to {len(cores)} core(s): {', '.join(map(str, cores))}", flush=True)
@@ -542,13 +548,15 @@ def _bench(args: argparse.Namespace) -> int:
         runs=runs,
     )
     if args.write_reference:
-        made = course_bench.references(runs, course_bench.machine_description())
+        made = course_bench.references(runs.used, course_bench.machine_description())
         for name, reference in made.items():
             path = course_bench.REFERENCES / f"{name}.json"
             path.write_text(json.dumps(reference, indent=1) + "\n", encoding="utf-8")
             print(f"Wrote the measured runs that lesson {name} draws to {path}", flush=True)
+    for note in runs.notes:
+        print(note, flush=True)
     if args.save_runs is not None:
-        print(f"Wrote {len(runs)} run(s) to {args.save_runs}", flush=True)
+        print(f"{args.save_runs} holds {len(runs)} run(s)", flush=True)
         if runs.unused():
             print(
                 f"{runs.unused()} run(s) of {args.save_runs} were not asked for this time; "

@@ -10,10 +10,12 @@ lesson code with the same seed and settings, in the same order. A run keeps its 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
 import tempfile
+import tokenize
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,17 +25,36 @@ from course_tools import lessons
 
 def lesson_code(name: str, notebook_text: str | None = None) -> str:
     """A short fingerprint of a lesson's code cells (the English notebook's, or those of
-    ``notebook_text``): two runs with the same fingerprint ran the same code."""
+    ``notebook_text``), comments and layout left out: two runs with the same fingerprint ran
+    the same lesson code. (The helpers it calls are not part of it; each run records its
+    commit as well.)"""
     text = notebook_text
     if text is None:
         text = lessons.lesson_path(name).read_text(encoding="utf-8")
     cells = json.loads(text)["cells"]
     code = "\n\0\n".join(
-        "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        _without_comments(
+            "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        )
         for cell in cells
         if cell.get("cell_type") == "code"
     )
-    return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
+    return "tokens-" + hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
+
+
+def _without_comments(source: str) -> str:
+    """The cell's tokens without its comments and layout (a translated or reworded comment
+    does not change what runs); the source as it is where it does not tokenize."""
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        return " ".join(
+            token.string
+            for token in tokens
+            if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE)
+            and token.string.strip()
+        )
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return source
 
 
 def _lesson_code_at(name: str, commit: str) -> str | None:
@@ -65,6 +86,11 @@ class RunLog(list):
         self.path = path
         self.machine = machine
         self._waiting: list[tuple[int, dict[str, Any]]] = []
+        #: The runs this benchmark took from the file or made, in order (not the file's
+        #: runs it was not asked for): what its table and --write-reference use.
+        self.used: list[dict[str, Any]] = []
+        #: What the benchmark should tell its user about the runs it took.
+        self.notes: list[str] = []
 
     @classmethod
     def resume(cls, path: Path, machine: Callable[[], dict[str, Any]] = dict) -> RunLog:
@@ -85,7 +111,13 @@ class RunLog(list):
             # Runs saved before each run carried its own machine: the file's.
             run.setdefault("machine", record.get("machine", {}))
             super(RunLog, log).append(run)
-        log._waiting = list(enumerate(runs, start=1))
+        # Lesson 4's runs (the distributed group) are measured again at each run: only the
+        # runs of lessons 2 and 3 are taken, in order.
+        log._waiting = [
+            (number, run)
+            for number, run in enumerate(runs, start=1)
+            if run.get("lesson") in ("02", "03")
+        ]
         return log
 
     def take(
@@ -97,9 +129,9 @@ class RunLog(list):
             return None
         number, run = self._waiting.pop(0)
         name = lessons.lesson_path(lesson).stem
-        code = run.get("lesson_code") or _lesson_code_at(
-            name, run.get("machine", {}).get("commit", "")
-        )
+        code = run.get("lesson_code")
+        if not str(code).startswith("tokens-"):  # none, or 8e6ebfc's fingerprint of the raw cells
+            code = _lesson_code_at(name, run.get("machine", {}).get("commit", ""))
         wanted = {
             "lesson": lesson,
             "device": device,
@@ -118,16 +150,31 @@ class RunLog(list):
                 + "). Resume with the same groups, seeds (in the same order) and settings the "
                 "file was started with, on the same lesson code, or give a new --save-runs path."
             )
+        here, there = self.machine(), run.get("machine", {})
+        differ = [key for key in ("cpu", "cores") if there.get(key) != here.get(key)]
+        if differ:
+            self.notes.append(
+                f"Run {number} (seed {seed}) ran on another machine ("
+                + ", ".join(
+                    f"{key} {there.get(key)!r} there, {here.get(key)!r} here" for key in differ
+                )
+                + "): its times are not comparable with this machine's."
+            )
+        self.used.append(run)
         return run
 
     def append(self, run: dict[str, Any]) -> None:
-        """Keep a new run, stamped with its machine and the lesson's code, and save the log."""
+        """Keep a new run, stamped with its machine (and the lesson's code, where the run
+        does not carry the fingerprint taken before it started), and save the log."""
         name = lessons.lesson_path(run["lesson"]).stem
-        super().append({**run, "machine": self.machine(), "lesson_code": lesson_code(name)})
+        stamped = {"lesson_code": lesson_code(name), **run, "machine": self.machine()}
+        super().append(stamped)
+        self.used.append(stamped)
         self.save()
 
     def unused(self) -> int:
-        """How many runs of the resumed file this benchmark did not ask for (they stay in it)."""
+        """How many runs of lessons 2 and 3 in the resumed file this benchmark did not ask
+        for (they stay in it)."""
         return len(self._waiting)
 
     def save(self) -> None:
@@ -140,6 +187,11 @@ class RunLog(list):
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 file.write(text)
+                file.flush()
+                os.fsync(file.fileno())  # whole on disk before it replaces the old file
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(scratch, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
             os.replace(scratch, self.path)
         except BaseException:
             Path(scratch).unlink(missing_ok=True)

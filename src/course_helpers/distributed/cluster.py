@@ -36,12 +36,13 @@ from course_helpers.numbers import number
 #: How long a job may take to stop after SIGTERM before it is killed.
 GRACE_SECONDS = 5.0
 
-#: The peak resident memory of each kind of job, in MiB, in a run with lesson 4's settings
-#: (`course bench --only distributed --collect-jobs 2 --distributed-evaluator
-#: --distributed-iterations 1000`, 28 November 2026, 2-core Intel Xeon, TensorFlow 2.15):
-#: mostly TensorFlow, which each process loads for itself. The five jobs together peaked
-#: at 3,044 MiB. The replay table comes on top, in the server: about 3.5 KB per pair.
-JOB_MEMORY_MB = {"train": 740.0, "server": 565.0, "collect": 600.0, "evaluate": 560.0}
+#: The peak memory of each kind of job, in MiB (proportional set size, so that shared
+#: library pages count once), in a run with lesson 4's settings (`course bench --only
+#: distributed --collect-jobs 2 --distributed-evaluator --distributed-iterations 1000`,
+#: 28 November 2026, 2-core Intel Xeon, TensorFlow 2.15): mostly TensorFlow, which each
+#: process loads for itself. The five jobs together peaked at 1,881 MiB, with a nearly empty
+#: replay table; the table comes on top, in the server: about 3.5 KB per pair.
+JOB_MEMORY_MB = {"train": 505.0, "server": 340.0, "collect": 420.0, "evaluate": 330.0}
 TABLE_KB_PER_PAIR = 3.5
 
 # The latest Cluster made in this process: %%requires cluster asks it whether it fits.
@@ -431,9 +432,10 @@ class Cluster:
         )
 
     def memory_mb(self) -> dict[str, float]:
-        """Resident memory of each running job's process now, in MiB: what the jobs take
-        from the machine's memory (five processes, each with its own TensorFlow). Linux
-        only; elsewhere, and for a job that is not running, nothing."""
+        """The memory each running job's process takes now, in MiB (its proportional set
+        size: shared pages split among the processes that share them, so the sizes add up
+        to what the jobs take together). Linux only; elsewhere, and for a job that is not
+        running, nothing."""
         sizes = {}
         for name, job in self.jobs.items():
             if job.process is not None and job.running():
@@ -614,25 +616,19 @@ def latest_shortfall() -> str | None:
 
 
 def memory_limit_mb() -> float | None:
-    """The memory this process and its children may use, in MiB: the container's limit where
-    one is set (Binder sets 2 GB, through a cgroup), else the machine's memory; None where
-    neither can be read (not Linux)."""
+    """The memory this process and its children may use, in MiB: the smallest limit of the
+    control groups it is in, from its own up to the root (Binder sets 2 GB on its
+    container; Slurm and systemd may set one higher up), or the machine's memory where no
+    group sets one; None where neither can be read (not Linux). What other programs in the
+    same group already use is not subtracted: the check is a lower bound of the need."""
     limits = []
-    folders = [Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/memory")]
-    try:  # cgroup v2: "0::/path" names this process's own group
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            if line.startswith("0::"):
-                folders.insert(0, Path("/sys/fs/cgroup") / line[3:].lstrip("/"))
-    except OSError:
-        pass
-    for folder in folders:
-        for name in ("memory.max", "memory.limit_in_bytes"):
-            try:
-                text = (folder / name).read_text().strip()
-            except OSError:
-                continue
-            if text.isdigit():  # "max" (v2) or a huge number (v1) mean no limit
-                limits.append(int(text) / 2**20)
+    for path in _cgroup_limit_files():
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():  # "max" (cgroup v2) or a huge number (v1) mean no limit
+            limits.append(int(text) / 2**20)
     try:
         limits.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20)
     except (ValueError, OSError, AttributeError):
@@ -640,9 +636,48 @@ def memory_limit_mb() -> float | None:
     return min(limits) if limits else None
 
 
+def _cgroup_limit_files() -> list[Path]:
+    """The memory-limit files of this process's control groups and of every group above
+    them, in cgroup v2 (``0::/path``; under /sys/fs/cgroup/unified on hybrid hosts) and v1
+    (the ``memory`` controller's line)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return []
+    files = []
+    for line in lines:
+        number, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if number == "0" and not controllers:
+            roots, name = [Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified")], "memory.max"
+        elif "memory" in controllers.split(","):
+            roots, name = [Path("/sys/fs/cgroup/memory")], "memory.limit_in_bytes"
+        else:
+            continue
+        parts = [part for part in path.split("/") if part]
+        # Inside a container the group's path may not exist under the mount, whose root is
+        # then the container's own group: the walk up reaches it.
+        files += [
+            root.joinpath(*parts[:depth]) / name
+            for root in roots
+            for depth in range(len(parts), -1, -1)
+        ]
+    return files
+
+
 def _resident_mb(pid: int) -> float | None:
-    """The resident set of process ``pid`` in MiB, from Linux's /proc (read directly: psutil,
-    which would also cover other systems, is not among the runtime's dependencies)."""
+    """The memory process ``pid`` takes, in MiB: its proportional set size (PSS), that is its
+    own resident pages plus its share of the pages it shares with other processes (the
+    libraries of TensorFlow, which five jobs map alike), so that the sizes of several
+    processes add up to what they take together. From Linux's /proc, read directly: psutil,
+    which would also cover other systems, is not among the runtime's dependencies. Where
+    smaps_rollup is missing (Linux before 4.14), the resident set size, which counts shared
+    pages once per process."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, IndexError, ValueError):
+        pass
     try:
         pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
     except (OSError, IndexError, ValueError):
