@@ -29,17 +29,35 @@ def test_samples_per_insert_for_one_gradient_step_per_environment_step(answer, p
         (150, True, "Right"),
         (50, False, "every job's pairs"),
         (75, False, "the average over the stretch"),
-        (100, False, "environment steps"),
+        # 100 is three mistakes at once here: the lesson's 2-job example, the other two
+        # jobs' pairs alone, and one job's environment steps; the hint names the first two.
+        (100, False, "the lesson's example, with 2 jobs, or the other jobs' pairs alone"),
         (300, False, "environment steps"),
         (3, False, "count the pairs"),
     ],
 )
 def test_policy_lag_counts_every_jobs_pairs_in_gradient_steps(answer, passed, hint):
-    # (With 3 jobs, every wrong answer the hints name is a different number.)
     feedback = course.selfcheck.policy_lag(
         answer, collect_jobs=3, collect_steps_per_pull=100, batch_size=256, samples_per_insert=128.0
     )
     assert bool(feedback) is passed and hint in feedback.message
+
+
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (200, "count this job's own pairs too"),
+        (100, "that is the lesson's example, with 2 jobs; here there are 5."),
+        (125, "the average over the stretch"),
+        (500, "environment steps"),
+    ],
+)
+def test_policy_lag_names_each_mistake_where_they_give_different_numbers(answer, hint):
+    # With 5 jobs: 50 per job, right 250; the other jobs' 200, the 2-job example's 100.
+    feedback = course.selfcheck.policy_lag(
+        answer, collect_jobs=5, collect_steps_per_pull=100, batch_size=256, samples_per_insert=128.0
+    )
+    assert not feedback and hint in feedback.message
 
 
 @pytest.mark.parametrize(

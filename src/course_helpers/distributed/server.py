@@ -35,10 +35,11 @@ def replay_table(settings, collect_data_spec):
         name=reverb_replay_buffer.DEFAULT_TABLE,
         sampler=reverb.selectors.Uniform(),
         remover=reverb.selectors.Fifo(),
-        # Sampling waits for min_size pairs; then samples may run ahead of (or behind)
-        # spi × inserts by at most the error buffer: 10% of the first min_size × spi
-        # samples, as TF-Agents' example sets it when given --samples_per_insert, and at
-        # least the max(1, spi) Reverb asks for. The side that gets ahead waits.
+        # Sampling waits for min_size pairs; then samples stay within the error buffer of
+        # spi × (inserts − min_size), the first min_size pairs owing no samples. The error
+        # buffer is 10% of min_size × spi, as TF-Agents' example sets it when given
+        # --samples_per_insert, and at least the max(1, spi) Reverb asks for. The side that
+        # gets ahead waits.
         rate_limiter=reverb.rate_limiters.SampleToInsertRatio(
             samples_per_insert=spi,
             min_size_to_sample=min_size,

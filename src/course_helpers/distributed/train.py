@@ -50,7 +50,6 @@ def main() -> None:
     variable_container = container.ReverbVariableContainer(
         args.address, table_names=[container.DEFAULT_TABLE]
     )
-    variable_container.push(variables)  # the collect jobs start with these weights
 
     # Lesson 3's dataset, from the server's address: pairs as the table holds them, in
     # batches, with TF-Agents' reverb_v2 path that reads them without reshaping.
@@ -72,6 +71,9 @@ def main() -> None:
         strategy=strategy,
         use_reverb_v2=True,
     )
+    # The Learner has restored its checkpoint, if the folder holds one: only now are the
+    # weights the ones the collect jobs should start with.
+    variable_container.push(variables)
     job.report(job="train", train_step=agent_learner.train_step_numpy)
     while agent_learner.train_step_numpy < settings["num_iterations"]:
         loss_info = agent_learner.run(iterations=settings["learner_steps_per_push"])

@@ -59,8 +59,21 @@ def policy_lag(
                 "the learner takes a step for every batch_size / samples_per_insert pairs."
             ),
         )
+    others = (collect_jobs - 1) * per_job  # this job's own pairs left out
+    example = 2 * per_job  # the lesson's worked example, with 2 jobs
     if close(value, per_job):
         hint = _("the learner trains on every job's pairs, not only on this job's.")
+    elif collect_jobs != 2 and close(value, others) and close(value, example):
+        hint = _(
+            "that is the lesson's example, with 2 jobs, or the other jobs' pairs alone: "
+            "here there are {count} jobs, and this job's own pairs count too."
+        ).format(count=collect_jobs)
+    elif close(value, others):
+        hint = _("count this job's own pairs too: all the jobs write while it plays.")
+    elif collect_jobs != 2 and close(value, example):
+        hint = _("that is the lesson's example, with 2 jobs; here there are {count}.").format(
+            count=collect_jobs
+        )
     elif close(value, right / 2):
         hint = _(
             "that is the average over the stretch; the question asks how far behind the "
