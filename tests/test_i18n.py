@@ -186,8 +186,8 @@ def test_a_jobs_help_is_in_the_launchers_language_argparse_words_included(tmp_pa
     result = _job("collect", "--help", language="fr", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("utilisation\u00a0: ")
-    assert "Un job de collecte d'une exécution distribuée de SAC." in result.stdout
-    assert "afficher ce message d'aide et quitter" in result.stdout
+    assert "Un job de collecte d’une exécution distribuée de SAC." in result.stdout
+    assert "afficher ce message d’aide et quitter" in result.stdout
     assert "le numéro de ce job de collecte" in result.stdout
     assert not list(tmp_path.glob("course-argparse-*")), "the compiled catalog was left behind"
 

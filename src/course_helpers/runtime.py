@@ -242,8 +242,19 @@ def requires(line: str, cell: str) -> None:
                 ).format(why=shortfall)
             )
             return
+    if not available and package == "cluster":
+        # Binder has Reverb but not the memory for lesson 4's jobs: point elsewhere.
+        print(
+            i18n.gettext(
+                "Skipped here: this cell works with lesson 4's jobs, which need Reverb, but "
+                "{why}; they also need more memory than Binder gives. Every other cell of "
+                "this lesson runs. To run this one too, run the lesson on a Linux computer "
+                "of your own (see the learners' guide)."
+            ).format(why=_without_reverb_because())
+        )
+        return
     if not available:
-        if package in ("reverb", "cluster"):
+        if package == "reverb":
             print(
                 i18n.gettext(
                     "Skipped here: this cell needs Reverb, but {why}. Every other cell of this "
