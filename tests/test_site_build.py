@@ -103,6 +103,40 @@ def test_an_execution_without_its_record_says_how_to_make_one(tmp_path):
         site.prepare_notebook(source, tmp_path / "out.ipynb", "pt-br", tmp_path / "videos")
 
 
+def _lesson_that_fails_halfway(lesson, code, output, **_):
+    """Stands in for ``lessons.run_lesson``: writes what ran so far, then fails, as it does."""
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("half")]), output)
+    raise site.lessons.LessonFailed(
+        f"{lesson} failed in cell 1; the executed notebook is in {output}"
+    )
+
+
+def test_a_run_that_fails_leaves_the_stored_run_as_it_was_and_keeps_its_copy(tmp_path, monkeypatch):
+    stored = executed_lesson(tmp_path / "stored.ipynb")
+    before = stored.read_bytes()
+    monkeypatch.setattr(site.lessons, "run_lesson", _lesson_that_fails_halfway)
+    with pytest.raises(site.lessons.LessonFailed, match=r"unfinished/fr/03_demo.ipynb"):
+        site.execute(tmp_path, "03_demo", "fr", stored)
+    assert stored.read_bytes() == before
+    partial = site.unfinished_path(tmp_path, "fr", "03_demo")
+    assert nbformat.read(partial, as_version=4).cells[0].source == "half"
+
+
+def test_a_finished_run_replaces_the_stored_one_with_its_record(tmp_path, monkeypatch):
+    stored = executed_lesson(tmp_path / "stored.ipynb")
+
+    def finished(lesson, code, output, **_):
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("all")]), output)
+        return output
+
+    monkeypatch.setattr(site.lessons, "run_lesson", finished)
+    assert site.execute(tmp_path, "03_demo", "fr", stored, quick=True) == stored
+    notebook = nbformat.read(stored, as_version=4)
+    assert notebook.cells[0].source == "all"
+    assert notebook.metadata[site.RECORD_KEY]["quick"] is True
+    assert not site.unfinished_path(tmp_path, "fr", "03_demo").exists()
+
+
 def test_a_quick_run_says_the_agent_is_not_trained():
     record = {**RECORD, "minutes": 0.2, "quick": True}
     note = site._record_note(record, "pt-br")

@@ -34,6 +34,7 @@ import polib
 from course_helpers.i18n import translator
 from course_helpers.languages import ALL, LANGUAGES, language
 from course_tools import guides, lessons, links
+from course_tools.l10n import files
 
 #: Alternative text of the lessons' pictures (the page's language comes from the helpers'
 #: catalogs), by what a cell calls...
@@ -172,21 +173,34 @@ def machine() -> dict[str, Any]:
     }
 
 
+def unfinished_path(root: Path, code: str, lesson: str) -> Path:
+    """Where :func:`execute` keeps a run until it has finished (and a failed run's copy)."""
+    return Paths(root).build / "unfinished" / code / f"{lesson}.ipynb"
+
+
 def execute(root: Path, lesson: str, code: str, output: Path, quick: bool = False) -> Path:
-    """Run ``lesson`` in ``code``'s language, in full unless ``quick``; record when and where."""
-    start = time.perf_counter()
-    path = lessons.run_lesson(lesson, code, output=output, quick=quick, show_progress=False)
+    """Run ``lesson`` in ``code``'s language, in full unless ``quick``; record when and where.
+
+    The stored run at ``output`` is replaced only once the new run has finished: a run
+    that fails or is stopped (an hour into lesson 3, say) leaves the stored run as it was,
+    and its own partial copy in :func:`unfinished_path`, which the error names.
+    """
     import nbformat
 
-    notebook = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    unfinished = unfinished_path(root, code, lesson)
+    unfinished.parent.mkdir(parents=True, exist_ok=True)
+    lessons.run_lesson(lesson, code, output=unfinished, quick=quick, show_progress=False)
+    notebook = nbformat.read(unfinished, as_version=4)
     notebook.metadata[RECORD_KEY] = {
         "executed": datetime.now(UTC).date().isoformat(),
         "machine": machine(),
         "minutes": round((time.perf_counter() - start) / 60, 1),
         "quick": quick,
     }
-    nbformat.write(notebook, path)
-    return path
+    files.write_all({output: nbformat.writes(notebook) + "\n"})
+    unfinished.unlink()
+    return output
 
 
 def _record_of(path: Path) -> dict[str, Any]:
