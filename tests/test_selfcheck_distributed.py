@@ -13,6 +13,7 @@ import course_helpers as course
         (256, True, "Right"),
         (1, False, "a gradient step samples a whole batch"),
         (1 / 256, False, "upside down"),
+        (128, False, "lesson 3's ρ, for one gradient step per two environment steps"),
         (..., False, "write a number"),
     ],
 )
@@ -30,8 +31,13 @@ def test_samples_per_insert_for_one_gradient_step_per_environment_step(answer, p
         (50, False, "every job's pairs"),
         (75, False, "the average over the stretch"),
         # 100 is three mistakes at once here: the lesson's 2-job example, the other two
-        # jobs' pairs alone, and one job's environment steps; the hint names the first two.
-        (100, False, "the lesson's example, with 2 jobs, or the other jobs' pairs alone"),
+        # jobs' pairs alone, and one job's environment steps; the hint names all three.
+        (
+            100,
+            False,
+            "the lesson's example, with 2 jobs, or the other jobs' pairs alone, or "
+            "the 100 environment steps of a stretch",
+        ),
         (300, False, "environment steps"),
         (3, False, "count the pairs"),
     ],
@@ -66,6 +72,7 @@ def test_policy_lag_names_each_mistake_where_they_give_different_numbers(answer,
         (1_000, True, "Right"),
         (11_000, False, "first pairs too"),
         (128_000, False, "each pair written adds"),
+        (2_000, False, "in the middle of the allowed range"),
         (5, False, "write the error"),
     ],
 )

@@ -67,7 +67,15 @@ def main() -> None:
                 env, random_policy, train_step, steps_per_run=share, observers=[observer, steps]
             ).run()
             observer.reset(write_cached_steps=False)
-            job.report(job=name, env_steps=int(steps.result()), weights_step=0, random=True)
+            # Other jobs' pairs may have let the learner start meanwhile: pull its weights
+            # now, or the first stretch would be played with those of step 0.
+            variable_container.update(variables)
+            job.report(
+                job=name,
+                env_steps=int(steps.result()),
+                weights_step=int(train_step.numpy()),
+                random=True,
+            )
         collect_actor = actor.Actor(
             env,
             policy,

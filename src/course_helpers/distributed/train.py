@@ -30,6 +30,8 @@ def main() -> None:
     job.stop_on_sigterm()
     tf.random.set_seed(settings["seed"])
     env = load_env(settings, settings["seed"])  # for its specs only
+    # The default strategy: TensorFlow places the learner on its first GPU if it sees one
+    # (use_gpu=True would mirror it over every GPU, as lesson 3 explains).
     strategy = strategy_utils.get_strategy(tpu=False, use_gpu=False)
     with strategy.scope():
         train_step = train_utils.create_train_step()
@@ -51,8 +53,9 @@ def main() -> None:
         args.address, table_names=[container.DEFAULT_TABLE]
     )
 
-    # Lesson 3's dataset, from the server's address: pairs as the table holds them, in
-    # batches, with TF-Agents' reverb_v2 path that reads them without reshaping.
+    # Lesson 3's dataset, from the server's address: pairs as the table holds them ([2, ...]
+    # each, in batches). Its elements are Reverb's ReplaySample(info, data), hence
+    # use_reverb_v2=True: the Learner trains on sample.data.
     dataset = (
         reverb.TrajectoryDataset.from_table_signature(
             server_address=args.address,

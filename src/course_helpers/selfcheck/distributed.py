@@ -29,6 +29,11 @@ def samples_per_insert(
         )
     if close(value, gradient_steps_per_env_step):
         hint = _("Reverb counts sampled items, and a gradient step samples a whole batch.")
+    elif close(value, batch_size / 2) and not close(gradient_steps_per_env_step, 0.5):
+        hint = _(
+            "that is lesson 3's ρ, for one gradient step per two environment steps; count "
+            "the gradient steps this question asks for."
+        )
     elif close(value, 1 / right) or close(value, gradient_steps_per_env_step / batch_size):
         hint = _("upside down: ρ is pairs sampled per pair written.")
     else:
@@ -63,6 +68,17 @@ def policy_lag(
     example = 2 * per_job  # the lesson's worked example, with 2 jobs
     if close(value, per_job):
         hint = _("the learner trains on every job's pairs, not only on this job's.")
+    elif (
+        collect_jobs != 2
+        and close(value, others)
+        and close(value, example)
+        and close(value, collect_steps_per_pull)
+    ):
+        hint = _(
+            "that is the lesson's example, with 2 jobs, or the other jobs' pairs alone, or the "
+            "{steps} environment steps of a stretch: here there are {count} jobs, this job's "
+            "own pairs count too, and the question counts gradient steps."
+        ).format(count=collect_jobs, steps=collect_steps_per_pull)
     elif collect_jobs != 2 and close(value, others) and close(value, example):
         hint = _(
             "that is the lesson's example, with 2 jobs, or the other jobs' pairs alone: "
@@ -114,6 +130,11 @@ def pairs_ahead(
         )
     elif close(value, error_buffer):
         hint = _("the error counts samples; each pair written adds samples_per_insert of them.")
+    elif close(value, 2 * right):
+        hint = _(
+            "the error starts at its offset, in the middle of the allowed range, not at its "
+            "bottom: it may grow by error_buffer only."
+        )
     else:
         hint = _(
             "write the error, inserts × samples_per_insert − samples, with no sample yet, "
